@@ -1,0 +1,113 @@
+// The provider adapter interface: the one contract between the measurement engine and a crypto
+// library. Each library is one adapter in one source file (src/providers/<name>.cpp) that includes
+// only its own library's headers and this file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cryptobench/algorithms.hpp"
+
+namespace cb {
+
+using Bytes = std::vector<uint8_t>;
+
+// An adapter throws Unsupported when it cannot do what was asked (algorithm, parameter, size),
+// and Error when the library itself reported a failure.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parameters fixed when an operation is prepared (outside the timed region).
+struct Params {
+  Bytes key;  // cipher/AEAD/MAC key; empty for hashes
+  Bytes iv;   // IV, nonce or XTS tweak; empty when the algorithm has none
+  Bytes aad;  // AEAD associated data, processed by every run() call
+};
+
+// A prepared operation: key schedule done, ready to process whole messages.
+//
+// One run() is one complete message, the unit every figure is reported per:
+//  * encrypt: (re)start with the prepared IV, process `len` bytes, finish; AEAD appends the tag,
+//    so out receives len + tag_len bytes;
+//  * decrypt: the inverse; for AEAD `in` is ciphertext || tag and a wrong tag is a failure;
+//  * hash: init, absorb `len` bytes, finalise; out receives the digest;
+//  * mac: restart with the prepared key, absorb `len` bytes, finalise; out receives the tag.
+// Returns the number of bytes written to out, or throws Error (including on a bad AEAD tag).
+// `out` has room for len + 64 bytes. Buffers may be misaligned on purpose.
+class Operation {
+ public:
+  virtual ~Operation() = default;
+  virtual size_t run(const uint8_t* in, size_t len, uint8_t* out) = 0;
+};
+
+// A variant is the same library on a different code path (e.g. hardware acceleration off).
+// `env` is applied by re-executing the runner before any library is loaded or initialised, for
+// switches that a library reads from the environment (OPENSSL_ia32cap, NETTLE_FAT_OVERRIDE).
+struct Variant {
+  std::string name;         // "default", "soft", ...
+  std::string description;  // one line for humans
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual std::string name() const = 0;  // "openssl", "gcrypt", "botan", ...
+  // Library version as the library reports it at run time.
+  virtual std::string version() const = 0;
+  // All variants; the first is "default". Must not touch the library (called before init()).
+  virtual std::vector<Variant> variants() const = 0;
+  // Called exactly once per process, before anything below, with one of variants()' names.
+  virtual void init(const std::string& variant) = 0;
+  // Catalogue names (see algorithms.hpp) this library offers. Operations follow from the kind.
+  virtual std::vector<std::string> algorithms() const = 0;
+  // Prepare an operation; throws Unsupported or Error.
+  virtual std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
+                                              const Params& params) = 0;
+  // What the library says about its code path: a flat map of strings, e.g.
+  // {"hwfeatures": "intel-aesni:intel-pclmul", "ia32cap": "0x...:0x..."}.
+  virtual std::map<std::string, std::string> code_path() const = 0;
+};
+
+// ---- registry --------------------------------------------------------------------------------
+
+using ProviderFactory = std::function<std::unique_ptr<Provider>()>;
+
+// Adapters register themselves at static-initialisation time:
+//   CB_REGISTER_PROVIDER(OpensslProvider);
+struct Registrar {
+  Registrar(const char* name, ProviderFactory factory);
+};
+
+#define CB_CONCAT_INNER(a, b) a##b
+#define CB_CONCAT(a, b) CB_CONCAT_INNER(a, b)
+#define CB_REGISTER_PROVIDER(name_literal, Class)                               \
+  static ::cb::Registrar CB_CONCAT(cb_registrar_, __LINE__)(name_literal, [] { \
+    return std::unique_ptr<::cb::Provider>(new Class());                        \
+  })
+
+// Names of all compiled-in providers, sorted.
+std::vector<std::string> provider_names();
+// The process-wide instance of a provider, initialised on first use with the variant selected
+// for it (select_variant, default "default"). Returns nullptr for an unknown name.
+Provider* get_provider(const std::string& name);
+// Choose the variant a provider will be initialised with. Throws Unsupported if the provider is
+// already initialised with another variant, or the variant does not exist.
+void select_variant(const std::string& provider, const std::string& variant);
+// The variant a provider is (or will be) initialised with.
+std::string selected_variant(const std::string& provider);
+// The provider object without initialising it (for variants(), name()).
+Provider* peek_provider(const std::string& name);
+
+}  // namespace cb

@@ -1,0 +1,79 @@
+#include <algorithm>
+#include <mutex>
+
+#include "cryptobench/provider.hpp"
+
+namespace cb {
+
+namespace {
+
+struct Entry {
+  ProviderFactory factory;
+  std::unique_ptr<Provider> instance;
+  std::string variant = "default";
+  bool initialised = false;
+};
+
+std::map<std::string, Entry>& table() {
+  static std::map<std::string, Entry> t;
+  return t;
+}
+
+Entry* find(const std::string& name) {
+  auto it = table().find(name);
+  return it == table().end() ? nullptr : &it->second;
+}
+
+Provider* instance(Entry& e) {
+  if (!e.instance) e.instance = e.factory();
+  return e.instance.get();
+}
+
+}  // namespace
+
+Registrar::Registrar(const char* name, ProviderFactory factory) {
+  table()[name].factory = std::move(factory);
+}
+
+std::vector<std::string> provider_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : table()) names.push_back(name);
+  return names;
+}
+
+Provider* peek_provider(const std::string& name) {
+  Entry* e = find(name);
+  return e ? instance(*e) : nullptr;
+}
+
+Provider* get_provider(const std::string& name) {
+  Entry* e = find(name);
+  if (!e) return nullptr;
+  Provider* p = instance(*e);
+  if (!e->initialised) {
+    p->init(e->variant);
+    e->initialised = true;
+  }
+  return p;
+}
+
+void select_variant(const std::string& provider, const std::string& variant) {
+  Entry* e = find(provider);
+  if (!e) throw Unsupported("unknown provider '" + provider + "'");
+  const auto vs = instance(*e)->variants();
+  const bool known = std::any_of(vs.begin(), vs.end(),
+                                 [&](const Variant& v) { return v.name == variant; });
+  if (!known) throw Unsupported("provider '" + provider + "' has no variant '" + variant + "'");
+  if (e->initialised && e->variant != variant)
+    throw Unsupported("provider '" + provider + "' is already initialised as variant '" +
+                      e->variant + "' in this process; start a runner with --variant " + provider +
+                      "=" + variant);
+  e->variant = variant;
+}
+
+std::string selected_variant(const std::string& provider) {
+  Entry* e = find(provider);
+  return e ? e->variant : std::string();
+}
+
+}  // namespace cb
