@@ -250,7 +250,8 @@ class OpensslProvider : public Provider {
     const std::string key = "OPENSSL_ia32cap=";
     auto pos = info.find(key);
     std::map<std::string, std::string> out;
-    out["ia32cap"] = pos == std::string::npos ? info : info.substr(pos + key.size());
+    std::string cap = pos == std::string::npos ? info : info.substr(pos + key.size());
+    out["ia32cap"] = cap.substr(0, cap.find(' '));  // drop the " env:..." echo
     const char* env = std::getenv("OPENSSL_ia32cap");
     out["ia32cap_env"] = env ? env : "";
     out["legacy_provider"] = legacy_ ? "loaded" : "unavailable";

@@ -1,0 +1,211 @@
+#include "cryptobench/engine.hpp"
+
+#include <x86intrin.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "cryptobench/hexutil.hpp"
+
+namespace cb {
+
+namespace {
+
+class SystemClock : public Clock {
+ public:
+  uint64_t now_ns() override {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+  }
+  uint64_t ticks() override {
+    // lfence keeps the TSC read from drifting into the measured region.
+    _mm_lfence();
+    const uint64_t t = __rdtsc();
+    _mm_lfence();
+    return t;
+  }
+};
+
+constexpr size_t kAlign = 64;
+constexpr size_t kSlack = 128;  // room for tags, digests and the alignment offset
+
+Bytes make_input(const std::string& kind, size_t len, uint64_t seed) {
+  Bytes out(len);
+  if (kind == "zeros") return out;
+  ByteStream stream(seed ^ 0x1234567ULL);
+  stream.fill(out.data(), len);
+  if (kind == "text") {
+    static const char printable[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:-_=\n";
+    for (auto& b : out) b = static_cast<uint8_t>(printable[b % (sizeof printable - 1)]);
+  }
+  return out;
+}
+
+}  // namespace
+
+Clock& system_clock() {
+  static SystemClock clock;
+  return clock;
+}
+
+const char* to_string(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::Ok:
+      return "ok";
+    case CaseStatus::Failed:
+      return "failed";
+    case CaseStatus::Unsupported:
+      return "unsupported";
+  }
+  return "?";
+}
+
+uint64_t calibrate(const std::function<void(uint64_t)>& body, Clock& clock, double target_ns,
+                   double warmup_ns) {
+  const uint64_t warm_start = clock.now_ns();
+  do {
+    body(1);
+  } while (static_cast<double>(clock.now_ns() - warm_start) < warmup_ns);
+
+  constexpr uint64_t kMaxIterations = 1ULL << 40;
+  auto timed = [&](uint64_t n) {
+    const uint64_t t0 = clock.now_ns();
+    body(n);
+    return static_cast<double>(clock.now_ns() - t0);
+  };
+  uint64_t n = 1;
+  double elapsed = timed(n);
+  while (elapsed < target_ns / 4 && n < kMaxIterations) {
+    n *= 2;
+    elapsed = timed(n);
+  }
+  // A preemption during the one measurement above would make every sample too short: the
+  // fastest of three measurements of the same count is the least disturbed estimate.
+  for (int i = 0; i < 2; ++i) elapsed = std::min(elapsed, timed(n));
+  if (elapsed <= 0) return n;
+  const double scaled = std::round(static_cast<double>(n) * target_ns / elapsed);
+  return static_cast<uint64_t>(std::max(1.0, std::min(scaled, double(kMaxIterations))));
+}
+
+OpenCase::OpenCase(CaseSpec spec, Clock& clock) : spec_(std::move(spec)), clock_(clock) {
+  try {
+    open();
+  } catch (const Unsupported& e) {
+    status_ = CaseStatus::Unsupported;
+    reason_ = e.what();
+  } catch (const std::exception& e) {
+    status_ = CaseStatus::Failed;
+    reason_ = e.what();
+  }
+  if (status_ != CaseStatus::Ok) op_.reset();
+}
+
+OpenCase::~OpenCase() {
+  std::free(in_block_);
+  std::free(out_block_);
+}
+
+void OpenCase::open() {
+  const AlgorithmInfo* info = find_algorithm(spec_.algorithm);
+  if (!info) throw Unsupported("unknown algorithm " + spec_.algorithm);
+  const OpKind op = parse_op(spec_.operation);
+  const auto ops = operations_for(info->kind);
+  if (std::find(ops.begin(), ops.end(), op) == ops.end())
+    throw Unsupported(spec_.operation + " does not apply to " + spec_.algorithm);
+  if (spec_.size < info->min_len || spec_.size % info->block_len)
+    throw Unsupported(spec_.algorithm + " needs messages of at least " +
+                      std::to_string(info->min_len) + " bytes in multiples of " +
+                      std::to_string(info->block_len));
+  Provider* provider = get_provider(spec_.provider);
+  if (!provider) throw Unsupported("unknown provider " + spec_.provider);
+  const std::string running = selected_variant(spec_.provider);
+  if (!spec_.variant.empty() && spec_.variant != running)
+    throw Unsupported("this runner runs " + spec_.provider + " as variant '" + running +
+                      "'; start one with --variant " + spec_.provider + "=" + spec_.variant);
+  spec_.variant = running;
+  const auto algs = provider->algorithms();
+  if (std::find(algs.begin(), algs.end(), spec_.algorithm) == algs.end())
+    throw Unsupported(spec_.provider + " does not offer " + spec_.algorithm);
+
+  ByteStream params_stream(spec_.seed);
+  Params params;
+  params.key = params_stream.bytes(info->key_len);
+  params.iv = params_stream.bytes(info->iv_len);
+  if (info->kind == Kind::Aead) params.aad = params_stream.bytes(spec_.aad_bytes);
+  const Bytes plaintext = make_input(spec_.input, spec_.size, spec_.seed);
+
+  gate_ = run_gate(spec_.provider, *info, op, plaintext, params, spec_.agreement);
+  if (!gate_.ok) throw Error(gate_.reason);
+
+  // The measured input: the plaintext, or for decryption this provider's ciphertext of it.
+  Bytes input = plaintext;
+  if (op == OpKind::Decrypt) {
+    auto enc = provider->prepare(spec_.algorithm, OpKind::Encrypt, params);
+    input.resize(spec_.size + info->tag_len + kSlack);
+    input.resize(enc->run(plaintext.data(), plaintext.size(), input.data()));
+  }
+  in_len_ = input.size();
+  const size_t block = ((in_len_ + kSlack + kAlign - 1) / kAlign) * kAlign;
+  in_block_ = static_cast<uint8_t*>(std::aligned_alloc(kAlign, block));
+  out_block_ = static_cast<uint8_t*>(std::aligned_alloc(kAlign, block));
+  if (!in_block_ || !out_block_) throw Error("out of memory for buffers");
+  in_ = in_block_ + spec_.align_offset;
+  out_ = out_block_ + spec_.align_offset;
+  if (!input.empty()) std::memcpy(in_, input.data(), in_len_);
+  std::memset(out_, 0, block - spec_.align_offset);
+
+  heap::start();
+  op_ = provider->prepare(spec_.algorithm, op, params);
+  const heap::Counters prep = heap::stop();
+  heap_.prepare_allocs = prep.allocs;
+  heap_.prepare_bytes = prep.bytes;
+
+  const uint64_t t0 = clock_.now_ns();
+  iterations_ = calibrate([this](uint64_t n) { run_ops(n); }, clock_,
+                          spec_.target_sample_ms * 1e6, spec_.warmup_ms * 1e6);
+  calibration_ns_ = clock_.now_ns() - t0;
+
+  // Heap pass after warm-up, so one-time lazy initialisation is not charged per operation.
+  heap::start();
+  run_ops(spec_.heap_iterations);
+  const heap::Counters c = heap::stop();
+  const double n = static_cast<double>(spec_.heap_iterations);
+  heap_.allocs_per_op = static_cast<double>(c.allocs) / n;
+  heap_.frees_per_op = static_cast<double>(c.frees) / n;
+  heap_.bytes_per_op = static_cast<double>(c.bytes) / n;
+  heap_.peak_live_bytes = c.peak_live;
+  status_ = CaseStatus::Ok;
+}
+
+void OpenCase::run_ops(uint64_t n) {
+  Operation& op = *op_;
+  for (uint64_t i = 0; i < n; ++i) op.run(in_, in_len_, out_);
+}
+
+void OpenCase::fail(const std::string& reason) {
+  status_ = CaseStatus::Failed;
+  reason_ = reason;
+  samples_.clear();
+  op_.reset();
+}
+
+Sample OpenCase::sample() {
+  if (status_ != CaseStatus::Ok) throw std::logic_error("sample() on a case that is not ok");
+  Sample s;
+  s.iterations = iterations_;
+  const uint64_t t0 = clock_.now_ns();
+  const uint64_t k0 = clock_.ticks();
+  run_ops(iterations_);
+  const uint64_t k1 = clock_.ticks();
+  const uint64_t t1 = clock_.now_ns();
+  s.ns = t1 - t0;
+  s.ticks = k1 - k0;
+  samples_.push_back(s);
+  return s;
+}
+
+}  // namespace cb

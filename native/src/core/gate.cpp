@@ -1,0 +1,238 @@
+#include "cryptobench/gate.hpp"
+
+#include <map>
+
+#include "cryptobench/hexutil.hpp"
+#include "cryptobench/vectors.hpp"
+
+namespace cb {
+
+namespace {
+
+constexpr size_t kStreamBlock = 64;  // ChaCha20 / Salsa20 block: what initial_counter counts
+constexpr size_t kAgreementLen = 4096;
+
+Bytes run_once(Operation& op, const Bytes& in, size_t extra_out) {
+  Bytes out(in.size() + extra_out + 64);
+  const size_t n = op.run(in.data(), in.size(), out.data());
+  if (n > out.size()) throw Error("operation reported more output than its buffer");
+  out.resize(n);
+  return out;
+}
+
+// The forward direction of an algorithm: what the agreement check and the round trip start from.
+OpKind forward(const AlgorithmInfo& info) {
+  switch (info.kind) {
+    case Kind::Hash:
+      return OpKind::Hash;
+    case Kind::Mac:
+      return OpKind::Mac;
+    default:
+      return OpKind::Encrypt;
+  }
+}
+
+std::string mismatch(const char* what, const Bytes& got, const Bytes& want) {
+  auto clip = [](const Bytes& b) {
+    std::string h = to_hex(b.data(), std::min<size_t>(b.size(), 24));
+    return b.size() > 24 ? h + "..." : h;
+  };
+  return std::string(what) + ": got " + clip(got) + " (" + std::to_string(got.size()) +
+         " bytes), expected " + clip(want) + " (" + std::to_string(want.size()) + " bytes)";
+}
+
+// Returns an empty string when the vector passes, else the reason.
+std::string check_vector(Provider& p, const AlgorithmInfo& info, OpKind op, const Vector& v) {
+  Params params{v.key, v.iv, v.aad};
+  const Bytes prefix(v.initial_counter * kStreamBlock, 0);
+  Bytes in, want;
+  if (op == OpKind::Decrypt) {
+    in = v.expected;
+    want = v.input;
+  } else {
+    in = v.input;
+    want = v.expected;
+  }
+  in.insert(in.begin(), prefix.begin(), prefix.end());
+  auto prepared = p.prepare(info.name, op, params);
+  for (int round = 1; round <= 2; ++round) {
+    Bytes got = run_once(*prepared, in, info.tag_len);
+    if (got.size() < prefix.size()) return mismatch("output too short", got, want);
+    got.erase(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(prefix.size()));
+    if (info.kind == Kind::Mac && want.size() < got.size()) got.resize(want.size());
+    if (got != want)
+      return mismatch(round == 1 ? "wrong output" : "wrong output on the second run", got, want);
+  }
+  if (info.kind == Kind::Aead && op == OpKind::Decrypt) {
+    Bytes tampered = in;
+    tampered.back() ^= 0x01;
+    try {
+      run_once(*prepared, tampered, 0);
+      return "accepted a ciphertext whose tag was altered";
+    } catch (const Error&) {
+    }
+    // The operation must still work after rejecting a forgery.
+    Bytes got = run_once(*prepared, in, 0);
+    got.erase(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(prefix.size()));
+    if (got != want) return "wrong output after rejecting a forgery";
+  }
+  return "";
+}
+
+std::string run_kat(Provider& p, const std::string& provider, const AlgorithmInfo& info,
+                    OpKind op, GateReport& report) {
+  const auto& vectors = vectors_for(info);
+  if (vectors.empty())
+    return "no known-answer vector for " + info.name + " in " + vectors_dir() + "/" + info.family +
+           ".json";
+  size_t passed = 0, not_applicable = 0;
+  std::string na_reason;
+  for (const auto& v : vectors) {
+    std::string why;
+    try {
+      why = check_vector(p, info, op, v);
+    } catch (const Unsupported& e) {
+      ++not_applicable;
+      na_reason = e.what();
+      continue;
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (!why.empty())
+      return "known-answer test " + (v.source.empty() ? info.name : v.source) + " failed for " +
+             provider + ": " + why;
+    ++passed;
+  }
+  if (passed == 0) return "no known-answer vector applies: " + na_reason;
+  report.kat = "passed " + std::to_string(passed) + " vector" + (passed == 1 ? "" : "s");
+  if (not_applicable)
+    report.kat += ", " + std::to_string(not_applicable) + " not applicable (" + na_reason + ")";
+  return "";
+}
+
+std::string run_roundtrip(Provider& p, const AlgorithmInfo& info, const Bytes& input,
+                          const Params& params) {
+  if (info.kind == Kind::Hash || info.kind == Kind::Mac) {
+    auto op = p.prepare(info.name, forward(info), params);
+    Bytes a = run_once(*op, input, 0), b = run_once(*op, input, 0);
+    if (a.size() != info.output_len)
+      return "output is " + std::to_string(a.size()) + " bytes, expected " +
+             std::to_string(info.output_len);
+    if (a != b) return "two runs on the same input gave different outputs";
+    return "";
+  }
+  auto enc = p.prepare(info.name, OpKind::Encrypt, params);
+  auto dec = p.prepare(info.name, OpKind::Decrypt, params);
+  const Bytes ct = run_once(*enc, input, info.tag_len);
+  if (ct.size() != input.size() + info.tag_len)
+    return "ciphertext is " + std::to_string(ct.size()) + " bytes for " +
+           std::to_string(input.size()) + " bytes of input";
+  if (input.size() >= 16 && Bytes(ct.begin(), ct.begin() + 16) == Bytes(input.begin(), input.begin() + 16))
+    return "ciphertext starts with the plaintext";
+  const Bytes pt = run_once(*dec, ct, 0);
+  if (pt != input) return "decrypt(encrypt(input)) differs from the input";
+  return "";
+}
+
+struct PeerOutput {
+  std::string provider;
+  Bytes output;
+};
+
+// Forward outputs of every other provider for the fixed agreement input, computed once per
+// algorithm and process.
+const std::vector<PeerOutput>& peer_outputs(const AlgorithmInfo& info, const Params& fixed,
+                                            const Bytes& input, std::string& errors) {
+  static std::map<std::string, std::vector<PeerOutput>> cache;
+  static std::map<std::string, std::string> cached_errors;
+  auto it = cache.find(info.name);
+  if (it != cache.end()) {
+    errors = cached_errors[info.name];
+    return it->second;
+  }
+  std::vector<PeerOutput> outs;
+  for (const auto& name : provider_names()) {
+    if (!is_reference_provider(name)) continue;
+    Provider* peer = get_provider(name);
+    const auto algs = peer->algorithms();
+    if (std::find(algs.begin(), algs.end(), info.name) == algs.end()) continue;
+    try {
+      auto op = peer->prepare(info.name, forward(info), fixed);
+      outs.push_back({name, run_once(*op, input, info.tag_len)});
+    } catch (const std::exception& e) {
+      errors += (errors.empty() ? "" : "; ") + name + ": " + e.what();
+    }
+  }
+  cached_errors[info.name] = errors;
+  return cache.emplace(info.name, std::move(outs)).first->second;
+}
+
+std::string run_agreement(Provider& p, const std::string& provider, const AlgorithmInfo& info,
+                          OpKind op, GateReport& report) {
+  ByteStream fixed_bytes(0xC0FFEE);
+  Params fixed;
+  fixed.key = fixed_bytes.bytes(info.key_len);
+  fixed.iv = fixed_bytes.bytes(info.iv_len);
+  const Bytes input = fixed_bytes.bytes(kAgreementLen);
+
+  auto mine = p.prepare(info.name, forward(info), fixed);
+  const Bytes my_output = run_once(*mine, input, info.tag_len);
+  std::string peer_errors;
+  const auto& peers = peer_outputs(info, fixed, input, peer_errors);
+  std::unique_ptr<Operation> decrypt;
+  if (op == OpKind::Decrypt) decrypt = p.prepare(info.name, OpKind::Decrypt, fixed);
+  std::string agreed;
+  for (const auto& peer : peers) {
+    if (peer.provider == provider) continue;
+    if (peer.output != my_output)
+      return "output differs from " + peer.provider + "'s for the same key, IV and input";
+    if (decrypt && run_once(*decrypt, peer.output, 0) != input)
+      return "cannot decrypt " + peer.provider + "'s ciphertext";
+    agreed += (agreed.empty() ? "" : ", ") + peer.provider;
+  }
+  report.agreement = agreed.empty() ? "no other provider offers it" : "agrees with " + agreed;
+  if (!peer_errors.empty()) report.agreement += " (peers that failed: " + peer_errors + ")";
+  return "";
+}
+
+}  // namespace
+
+bool is_reference_provider(const std::string& name) { return name != "fault"; }
+
+GateReport run_gate(const std::string& provider, const AlgorithmInfo& info, OpKind op,
+                    const Bytes& input, const Params& params, bool agreement) {
+  GateReport report;
+  Provider* p = get_provider(provider);
+  if (!p) {
+    report.reason = "unknown provider " + provider;
+    return report;
+  }
+  try {
+    if (std::string why = run_kat(*p, provider, info, op, report); !why.empty()) {
+      report.reason = why;
+      return report;
+    }
+    if (std::string why = run_roundtrip(*p, info, input, params); !why.empty()) {
+      report.reason = "round trip failed: " + why;
+      return report;
+    }
+    report.roundtrip = "passed";
+    if (agreement) {
+      if (std::string why = run_agreement(*p, provider, info, op, report); !why.empty()) {
+        report.reason = "cross-provider agreement failed: " + why;
+        return report;
+      }
+    } else {
+      report.agreement = "skipped";
+    }
+  } catch (const Unsupported&) {
+    throw;
+  } catch (const std::exception& e) {
+    report.reason = e.what();
+    return report;
+  }
+  report.ok = true;
+  return report;
+}
+
+}  // namespace cb

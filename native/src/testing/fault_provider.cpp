@@ -1,0 +1,86 @@
+// A provider that misbehaves on purpose, so the tests can show that the gate and the Python
+// orchestrator handle wrong output, crashes and hangs. It exists only when the environment has
+// CRYPTOBENCH_TEST_PROVIDERS=1, and it never takes part in cross-provider agreement.
+//
+// It wraps a real provider (the first other one offering the algorithm) for sha256 and
+// aes-256-gcm, and in variant
+//   "corrupt" flips the first output byte of every operation -> the gate must fail the case;
+//   "crash"   aborts on the 200th operation (after the gate, inside calibration or sampling);
+//   "hang"    sleeps forever on the 200th operation.
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "cryptobench/gate.hpp"
+#include "cryptobench/provider.hpp"
+#include "fault_provider.hpp"
+
+namespace cb {
+namespace {
+
+constexpr int kMisbehaveAfter = 200;
+
+class FaultOp : public Operation {
+ public:
+  FaultOp(std::unique_ptr<Operation> inner, const std::string& variant)
+      : inner_(std::move(inner)), variant_(variant) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    if (++calls_ >= kMisbehaveAfter) {
+      if (variant_ == "crash") std::abort();
+      if (variant_ == "hang")
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    }
+    const size_t n = inner_->run(in, len, out);
+    if (variant_ == "corrupt" && n > 0) out[0] ^= 0x01;
+    return n;
+  }
+
+ private:
+  std::unique_ptr<Operation> inner_;
+  std::string variant_;
+  int calls_ = 0;
+};
+
+class FaultProvider : public Provider {
+ public:
+  std::string name() const override { return "fault"; }
+  std::string version() const override { return "test provider"; }
+  std::vector<Variant> variants() const override {
+    return {{"default", "behaves (delegates to a real provider)", {}},
+            {"corrupt", "flips one output byte", {}},
+            {"crash", "aborts on the 200th operation", {}},
+            {"hang", "never returns from the 200th operation", {}}};
+  }
+  void init(const std::string& variant) override { variant_ = variant; }
+  std::vector<std::string> algorithms() const override { return {"sha256", "aes-256-gcm"}; }
+  std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
+                                     const Params& params) override {
+    for (const auto& name : provider_names()) {
+      if (!is_reference_provider(name)) continue;
+      Provider* p = get_provider(name);
+      const auto algs = p->algorithms();
+      if (std::find(algs.begin(), algs.end(), algorithm) == algs.end()) continue;
+      return std::make_unique<FaultOp>(p->prepare(algorithm, op, params), variant_);
+    }
+    throw Unsupported("no real provider offers " + algorithm);
+  }
+  std::map<std::string, std::string> code_path() const override { return {{"variant", variant_}}; }
+
+ private:
+  std::string variant_ = "default";
+};
+
+const bool registered = [] {
+  const char* on = std::getenv("CRYPTOBENCH_TEST_PROVIDERS");
+  if (on && std::string(on) == "1") testing::register_fault_provider();
+  return true;
+}();
+
+}  // namespace
+
+void testing::register_fault_provider() {
+  static Registrar r("fault", [] { return std::unique_ptr<Provider>(new FaultProvider()); });
+}
+
+}  // namespace cb

@@ -1,0 +1,188 @@
+// The protocol's parsing and error paths, in process and through the real runner executable.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cryptobench/protocol.hpp"
+
+namespace cb {
+namespace {
+
+using nlohmann::json;
+
+std::string spec_error(const json& doc) {
+  try {
+    parse_spec(doc);
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+json good_case() {
+  return {{"id", "a"},
+          {"provider", "openssl"},
+          {"operation", "encrypt"},
+          {"algorithm", "aes-256-cbc"},
+          {"size", 64}};
+}
+
+TEST(Spec, AcceptsArrayAndObjectWithDefaults) {
+  EXPECT_EQ(parse_spec(json::array({good_case()})).size(), 1u);
+  json doc = {{"schema", 1},
+              {"defaults", {{"provider", "openssl"}, {"samples", 5}}},
+              {"cases", json::array({{{"id", "x"},
+                                      {"operation", "hash"},
+                                      {"algorithm", "sha256"},
+                                      {"size", 16}}})}};
+  auto specs = parse_spec(doc);
+  ASSERT_EQ(specs.size(), 1u);
+  EXPECT_EQ(specs[0].provider, "openssl");
+  EXPECT_EQ(specs[0].samples, 5u);
+  EXPECT_EQ(specs[0].input, "random");
+}
+
+TEST(Spec, ErrorsNameTheBadField) {
+  auto with = [](const char* field, json value) {
+    json c = good_case();
+    c[field] = value;
+    return json::array({c});
+  };
+  EXPECT_EQ(spec_error(with("size", -1)), "cases[0].size: must be a non-negative integer");
+  EXPECT_EQ(spec_error(with("size", "big")), "cases[0].size: must be a non-negative integer");
+  EXPECT_NE(spec_error(with("size", 65)).find("cases[0].size: aes-256-cbc needs"),
+            std::string::npos);
+  EXPECT_NE(spec_error(with("algorithm", "aes-257-gcm")).find("cases[0].algorithm: unknown"),
+            std::string::npos);
+  EXPECT_NE(spec_error(with("provider", "nosuchlib")).find("cases[0].provider: unknown"),
+            std::string::npos);
+  EXPECT_NE(spec_error(with("operation", "hash")).find("cases[0].operation: hash does not apply"),
+            std::string::npos);
+  EXPECT_EQ(spec_error(with("colour", "red")), "cases[0].colour: unknown field");
+  EXPECT_EQ(spec_error(with("input", "noise")), "cases[0].input: must be random, zeros or text");
+  EXPECT_EQ(spec_error(with("align_offset", 64)),
+            "cases[0].align_offset: must be between 0 and 63");
+  EXPECT_EQ(spec_error(with("agreement", 1)), "cases[0].agreement: must be true or false");
+  json missing = good_case();
+  missing.erase("id");
+  EXPECT_EQ(spec_error(json::array({missing})), "cases[0].id: missing");
+  EXPECT_EQ(spec_error(json::array({good_case(), good_case()})),
+            "cases[1].id: duplicate id 'a'");
+  EXPECT_EQ(spec_error({{"schema", 9}, {"cases", json::array()}}),
+            "schema: this runner speaks schema 1");
+  EXPECT_EQ(spec_error(json(3)), "cases: must be an array");
+}
+
+TEST(Serve, OpenSampleCloseAndErrorsKeepTheSessionAlive) {
+  json open_req = {{"cmd", "open"}, {"case", good_case()}};
+  open_req["case"]["target_sample_ms"] = 0.05;
+  open_req["case"]["warmup_ms"] = 0;
+  std::istringstream in(open_req.dump() + "\n" + "this is not json\n" +
+                        R"({"cmd":"sample","id":"a","count":3})" + "\n" +
+                        R"({"cmd":"sample","id":"nope"})" + "\n" + R"({"cmd":"close","id":"a"})" +
+                        "\n" + R"({"cmd":"quit"})" + "\n");
+  std::ostringstream out;
+  EXPECT_EQ(command_serve(in, out, -1), 0);
+  std::istringstream lines(out.str());
+  std::vector<json> msgs;
+  for (std::string line; std::getline(lines, line);) msgs.push_back(json::parse(line));
+  ASSERT_EQ(msgs.size(), 7u) << out.str();
+  EXPECT_EQ(msgs[0]["type"], "hello");
+  EXPECT_EQ(msgs[1]["type"], "case");
+  EXPECT_EQ(msgs[1]["status"], "ok") << msgs[1].dump();
+  EXPECT_EQ(msgs[2]["type"], "error");
+  EXPECT_EQ(msgs[3]["type"], "samples");
+  EXPECT_EQ(msgs[3]["samples"].size(), 3u);
+  EXPECT_EQ(msgs[4]["type"], "error");
+  EXPECT_EQ(msgs[5]["type"], "result");
+  EXPECT_EQ(msgs[5]["summary"]["n"], 3);
+  EXPECT_GT(msgs[5]["summary"]["bytes_per_s"].get<double>(), 0);
+  EXPECT_EQ(msgs[6]["type"], "done");
+  EXPECT_EQ(msgs[6]["ok"], 1);
+}
+
+struct Output {
+  int status;
+  std::string out;
+};
+
+Output run_runner(const std::string& args, const std::string& stdin_text = "") {
+  const std::string cmd = std::string("printf '%s' '") + stdin_text + "' | " + CB_RUNNER_PATH +
+                          " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+TEST(Runner, BadSpecGivesOneErrorLineAndExitTwo) {
+  Output o = run_runner("run", R"([{"id":"a","provider":"openssl","operation":"encrypt",)"
+                               R"("algorithm":"aes-256-gcm","size":"x"}])");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(json::parse(o.out)["message"], "cases[0].size: must be a non-negative integer");
+  o = run_runner("run", "{not json");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.out.find("spec is not valid JSON"), std::string::npos);
+}
+
+TEST(Runner, BadCommandLineExitsTwo) {
+  EXPECT_EQ(run_runner("frobnicate").status, 2);
+  EXPECT_EQ(run_runner("run --cpu x").status, 2);
+  EXPECT_EQ(run_runner("list --variant openssl=turbo").status, 2);
+  EXPECT_EQ(run_runner("list --variant nosuch=soft").status, 2);
+  EXPECT_EQ(run_runner("run --spec /nonexistent/spec.json").status, 2);
+}
+
+TEST(Runner, SoftVariantChangesOpenSslCapabilityVector) {
+  auto cap = [](const std::string& args) {
+    json caps = json::parse(run_runner("list " + args).out);
+    for (const auto& p : caps["providers"])
+      if (p["name"] == "openssl") return std::make_pair(p["variant"], p["code_path"]);
+    return std::make_pair(json(), json());
+  };
+  auto [v_default, path_default] = cap("");
+  auto [v_soft, path_soft] = cap("--variant openssl=soft");
+  EXPECT_EQ(v_default, "default");
+  EXPECT_EQ(v_soft, "soft");
+  EXPECT_EQ(path_soft["ia32cap_env"], "~0x200000200000000");
+  EXPECT_NE(path_default["ia32cap"], path_soft["ia32cap"]);
+  // Bit 57 of the first word is AES-NI: set by default on this CPU family, cleared when soft.
+  auto aesni = [](const json& path) {
+    const std::string s = path["ia32cap"];
+    return (std::stoull(s.substr(0, s.find(':')), nullptr, 16) >> 57) & 1;
+  };
+  EXPECT_EQ(aesni(path_soft), 0u);
+}
+
+TEST(Runner, RunProducesResultsWithSamplesAndSummary) {
+  Output o = run_runner(
+      "run --no-pin",
+      R"({"defaults":{"samples":3,"target_sample_ms":0.2,"warmup_ms":1,"provider":"openssl"},)"
+      R"("cases":[{"id":"a","operation":"hash","algorithm":"sha256","size":1024},)"
+      R"({"id":"b","operation":"encrypt","algorithm":"salsa20","size":64}]})");
+  EXPECT_EQ(o.status, 0) << o.out;
+  std::istringstream lines(o.out);
+  std::map<std::string, json> results;
+  json done;
+  for (std::string line; std::getline(lines, line);) {
+    json m = json::parse(line);
+    if (m["type"] == "result") results[m["id"]] = m;
+    if (m["type"] == "done") done = m;
+  }
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results["a"]["status"], "ok");
+  EXPECT_EQ(results["a"]["samples"].size(), 3u);
+  EXPECT_GT(results["a"]["summary"]["median_ns"].get<double>(), 0);
+  EXPECT_EQ(results["b"]["status"], "unsupported");
+  EXPECT_FALSE(results["b"].contains("samples"));
+  EXPECT_EQ(done["cases"], 2);
+}
+
+}  // namespace
+}  // namespace cb
