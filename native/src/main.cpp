@@ -87,7 +87,8 @@ Options parse_args(int argc, char** argv) {
 std::map<std::string, std::optional<std::string>> select_variants(const Options& o) {
   std::map<std::string, std::string> chosen;
   for (const auto& [provider, variant] : o.variants) {
-    if (!cb::peek_provider(provider)) throw UsageError("--variant: unknown provider '" + provider + "'");
+    if (!cb::peek_provider(provider))
+      throw UsageError("--variant: unknown provider '" + provider + "'");
     try {
       cb::select_variant(provider, variant);
     } catch (const cb::Unsupported& e) {
@@ -123,7 +124,8 @@ void reexec_if_needed(const std::map<std::string, std::optional<std::string>>& e
     }
   }
   if (!changed) return;
-  if (std::getenv("CRYPTOBENCH_REEXEC")) throw std::runtime_error("variant environment did not stick");
+  if (std::getenv("CRYPTOBENCH_REEXEC"))
+    throw std::runtime_error("variant environment did not stick");
   setenv("CRYPTOBENCH_REEXEC", "1", 1);
   execv("/proc/self/exe", argv);
   throw std::runtime_error(std::string("cannot re-execute the runner: ") + std::strerror(errno));
@@ -138,7 +140,8 @@ int pin(const Options& o) {
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
   int cpu = -1;
   if (o.cpu) {
-    if (!CPU_ISSET(*o.cpu, &allowed)) throw UsageError("--cpu " + std::to_string(*o.cpu) + ": not available to this process");
+    if (!CPU_ISSET(*o.cpu, &allowed))
+      throw UsageError("--cpu " + std::to_string(*o.cpu) + ": not available to this process");
     cpu = *o.cpu;
   } else {
     for (int c = CPU_SETSIZE - 1; c >= 0; --c)

@@ -1,3 +1,5 @@
+#include "cryptobench/engine.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -5,7 +7,6 @@
 #include <new>
 
 #include "../src/testing/fault_provider.hpp"
-#include "cryptobench/engine.hpp"
 #include "cryptobench/heap.hpp"
 #include "cryptobench/stats.hpp"
 
@@ -28,7 +29,7 @@ TEST(Calibration, ScalesIterationsToTheTarget) {
     clock.ns += 250 * n;  // 250 ns per operation
   };
   const uint64_t n = calibrate(body, clock, 2e6, 1e5);
-  EXPECT_EQ(n, 8000u);  // 2 ms / 250 ns
+  EXPECT_EQ(n, 8000u);     // 2 ms / 250 ns
   EXPECT_GE(calls, 400u);  // the warm-up alone is 100 us = 400 calls
 }
 

@@ -50,7 +50,8 @@ TEST_P(GateTest, PassesKnownAnswerRoundTripAndAgreement) {
 
 std::string case_name(const ::testing::TestParamInfo<GateCase>& p) {
   std::string n = p.param.provider + "_" + p.param.algorithm + "_" + to_string(p.param.op);
-  std::replace_if(n.begin(), n.end(), [](char ch) { return !std::isalnum(ch); }, '_');
+  std::replace_if(
+      n.begin(), n.end(), [](char ch) { return !std::isalnum(ch); }, '_');
   return n;
 }
 

@@ -1,12 +1,12 @@
 // The protocol's parsing and error paths, in process and through the real runner executable.
+#include "cryptobench/protocol.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
-
-#include "cryptobench/protocol.hpp"
 
 namespace cb {
 namespace {
@@ -32,12 +32,11 @@ json good_case() {
 
 TEST(Spec, AcceptsArrayAndObjectWithDefaults) {
   EXPECT_EQ(parse_spec(json::array({good_case()})).size(), 1u);
-  json doc = {{"schema", 1},
-              {"defaults", {{"provider", "openssl"}, {"samples", 5}}},
-              {"cases", json::array({{{"id", "x"},
-                                      {"operation", "hash"},
-                                      {"algorithm", "sha256"},
-                                      {"size", 16}}})}};
+  json doc = {
+      {"schema", 1},
+      {"defaults", {{"provider", "openssl"}, {"samples", 5}}},
+      {"cases",
+       json::array({{{"id", "x"}, {"operation", "hash"}, {"algorithm", "sha256"}, {"size", 16}}})}};
   auto specs = parse_spec(doc);
   ASSERT_EQ(specs.size(), 1u);
   EXPECT_EQ(specs[0].provider, "openssl");
@@ -69,8 +68,7 @@ TEST(Spec, ErrorsNameTheBadField) {
   json missing = good_case();
   missing.erase("id");
   EXPECT_EQ(spec_error(json::array({missing})), "cases[0].id: missing");
-  EXPECT_EQ(spec_error(json::array({good_case(), good_case()})),
-            "cases[1].id: duplicate id 'a'");
+  EXPECT_EQ(spec_error(json::array({good_case(), good_case()})), "cases[1].id: duplicate id 'a'");
   EXPECT_EQ(spec_error({{"schema", 9}, {"cases", json::array()}}),
             "schema: this runner speaks schema 1");
   EXPECT_EQ(spec_error(json(3)), "cases: must be an array");

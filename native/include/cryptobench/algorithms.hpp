@@ -12,7 +12,7 @@ enum class Kind { Cipher, Aead, Hash, Mac };
 enum class OpKind { Encrypt, Decrypt, Hash, Mac };
 
 struct AlgorithmInfo {
-  std::string name;    // "aes-256-gcm"
+  std::string name;  // "aes-256-gcm"
   Kind kind;
   size_t key_len;      // bytes; 0 for hashes
   size_t iv_len;       // bytes; 0 when none
@@ -29,7 +29,8 @@ const std::vector<AlgorithmInfo>& algorithms();
 // nullptr when unknown.
 const AlgorithmInfo* find_algorithm(const std::string& name);
 
-// Operations that apply to a kind: ciphers and AEAD have encrypt and decrypt, hashes hash, MACs mac.
+// Operations that apply to a kind: ciphers and AEAD have encrypt and decrypt, hashes hash, MACs
+// mac.
 std::vector<OpKind> operations_for(Kind kind);
 const char* to_string(OpKind op);
 const char* to_string(Kind kind);

@@ -74,7 +74,7 @@ class Provider {
   virtual std::vector<std::string> algorithms() const = 0;
   // Prepare an operation; throws Unsupported or Error.
   virtual std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
-                                              const Params& params) = 0;
+                                             const Params& params) = 0;
   // What the library says about its code path: a flat map of strings, e.g.
   // {"hwfeatures": "intel-aesni:intel-pclmul", "ia32cap": "0x...:0x..."}.
   virtual std::map<std::string, std::string> code_path() const = 0;
@@ -92,10 +92,9 @@ struct Registrar {
 
 #define CB_CONCAT_INNER(a, b) a##b
 #define CB_CONCAT(a, b) CB_CONCAT_INNER(a, b)
-#define CB_REGISTER_PROVIDER(name_literal, Class)                               \
-  static ::cb::Registrar CB_CONCAT(cb_registrar_, __LINE__)(name_literal, [] { \
-    return std::unique_ptr<::cb::Provider>(new Class());                        \
-  })
+#define CB_REGISTER_PROVIDER(name_literal, Class)            \
+  static ::cb::Registrar CB_CONCAT(cb_registrar_, __LINE__)( \
+      name_literal, [] { return std::unique_ptr<::cb::Provider>(new Class()); })
 
 // Names of all compiled-in providers, sorted.
 std::vector<std::string> provider_names();

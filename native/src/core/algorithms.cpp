@@ -8,21 +8,21 @@ namespace {
 
 AlgorithmInfo cipher(std::string name, size_t key, size_t iv, size_t block, std::string family,
                      std::string description, size_t min_len = 1) {
-  return {std::move(name), Kind::Cipher, key, iv, block, min_len, 0, 0, std::move(family),
-          std::move(description)};
+  return {std::move(name),   Kind::Cipher,          key, iv, block, min_len, 0, 0,
+          std::move(family), std::move(description)};
 }
 AlgorithmInfo aead(std::string name, size_t key, size_t iv, std::string family,
                    std::string description) {
-  return {std::move(name), Kind::Aead, key,  iv, 1, 0, 16, 0, std::move(family),
+  return {std::move(name),       Kind::Aead, key, iv, 1, 0, 16, 0, std::move(family),
           std::move(description)};
 }
 AlgorithmInfo hash(std::string name, size_t out, std::string family, std::string description) {
-  return {std::move(name), Kind::Hash, 0, 0, 1, 0, 0, out, std::move(family),
+  return {std::move(name),       Kind::Hash, 0, 0, 1, 0, 0, out, std::move(family),
           std::move(description)};
 }
 AlgorithmInfo mac(std::string name, size_t key, size_t out, std::string family,
                   std::string description) {
-  return {std::move(name), Kind::Mac, key, 0, 1, 0, 0, out, std::move(family),
+  return {std::move(name),       Kind::Mac, key, 0, 1, 0, 0, out, std::move(family),
           std::move(description)};
 }
 

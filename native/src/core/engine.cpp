@@ -165,8 +165,8 @@ void OpenCase::open() {
   heap_.prepare_bytes = prep.bytes;
 
   const uint64_t t0 = clock_.now_ns();
-  iterations_ = calibrate([this](uint64_t n) { run_ops(n); }, clock_,
-                          spec_.target_sample_ms * 1e6, spec_.warmup_ms * 1e6);
+  iterations_ = calibrate([this](uint64_t n) { run_ops(n); }, clock_, spec_.target_sample_ms * 1e6,
+                          spec_.warmup_ms * 1e6);
   calibration_ns_ = clock_.now_ns() - t0;
 
   // Heap pass after warm-up, so one-time lazy initialisation is not charged per operation.

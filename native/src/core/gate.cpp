@@ -79,8 +79,8 @@ std::string check_vector(Provider& p, const AlgorithmInfo& info, OpKind op, cons
   return "";
 }
 
-std::string run_kat(Provider& p, const std::string& provider, const AlgorithmInfo& info,
-                    OpKind op, GateReport& report) {
+std::string run_kat(Provider& p, const std::string& provider, const AlgorithmInfo& info, OpKind op,
+                    GateReport& report) {
   const auto& vectors = vectors_for(info);
   if (vectors.empty())
     return "no known-answer vector for " + info.name + " in " + vectors_dir() + "/" + info.family +
@@ -127,7 +127,8 @@ std::string run_roundtrip(Provider& p, const AlgorithmInfo& info, const Bytes& i
   if (ct.size() != input.size() + info.tag_len)
     return "ciphertext is " + std::to_string(ct.size()) + " bytes for " +
            std::to_string(input.size()) + " bytes of input";
-  if (input.size() >= 16 && Bytes(ct.begin(), ct.begin() + 16) == Bytes(input.begin(), input.begin() + 16))
+  if (input.size() >= 16 &&
+      Bytes(ct.begin(), ct.begin() + 16) == Bytes(input.begin(), input.begin() + 16))
     return "ciphertext starts with the plaintext";
   const Bytes pt = run_once(*dec, ct, 0);
   if (pt != input) return "decrypt(encrypt(input)) differs from the input";

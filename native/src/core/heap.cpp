@@ -28,9 +28,9 @@ void note_alloc(void* p, size_t requested) {
   if (!p || !g_counting.load(std::memory_order_relaxed)) return;
   g_allocs.fetch_add(1, std::memory_order_relaxed);
   g_bytes.fetch_add(requested, std::memory_order_relaxed);
-  const int64_t live = g_live.fetch_add(static_cast<int64_t>(malloc_usable_size(p)),
-                                        std::memory_order_relaxed) +
-                       static_cast<int64_t>(malloc_usable_size(p));
+  const int64_t live =
+      g_live.fetch_add(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed) +
+      static_cast<int64_t>(malloc_usable_size(p));
   int64_t peak = g_peak.load(std::memory_order_relaxed);
   while (live > peak && !g_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
   }

@@ -5,8 +5,8 @@
 #include <x86intrin.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -94,9 +94,9 @@ nlohmann::json machine_record() {
 #endif
   m["tsc_hz"] = std::round(tsc_hz());
   m["tsc_invariant"] = constant && nonstop;
-  m["tsc_note"] =
-      "TSC ticks count reference cycles at a constant rate, not core clock cycles";
-  const std::string governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  m["tsc_note"] = "TSC ticks count reference cycles at a constant rate, not core clock cycles";
+  const std::string governor =
+      read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   m["governor"] = governor.empty() ? nlohmann::json(nullptr) : nlohmann::json(governor);
   return m;
 }

@@ -28,10 +28,9 @@ long max_rss_kb() {
 
 const std::set<std::string>& case_fields() {
   static const std::set<std::string> fields = {
-      "id",        "provider",         "variant",   "operation",       "algorithm",
-      "size",      "input",            "align_offset", "aad_bytes",    "samples",
-      "batch",     "target_sample_ms", "warmup_ms", "heap_iterations", "seed",
-      "agreement"};
+      "id",        "provider",        "variant",   "operation", "algorithm", "size",
+      "input",     "align_offset",    "aad_bytes", "samples",   "batch",     "target_sample_ms",
+      "warmup_ms", "heap_iterations", "seed",      "agreement"};
   return fields;
 }
 
@@ -103,9 +102,8 @@ json gate_json(const GateReport& g) {
 }
 
 json case_fields_json(const CaseSpec& s) {
-  return {{"provider", s.provider},   {"variant", s.variant},
-          {"operation", s.operation}, {"algorithm", s.algorithm},
-          {"size", s.size},           {"input", s.input},
+  return {{"provider", s.provider},         {"variant", s.variant},    {"operation", s.operation},
+          {"algorithm", s.algorithm},       {"size", s.size},          {"input", s.input},
           {"align_offset", s.align_offset}, {"aad_bytes", s.aad_bytes}};
 }
 
@@ -144,14 +142,16 @@ struct Totals {
     if (s == CaseStatus::Unsupported) ++unsupported;
   }
   json message() const {
-    return {{"type", "done"},   {"cases", cases},       {"ok", ok},
-            {"failed", failed}, {"unsupported", unsupported}, {"max_rss_kb", max_rss_kb()}};
+    return {{"type", "done"},
+            {"cases", cases},
+            {"ok", ok},
+            {"failed", failed},
+            {"unsupported", unsupported},
+            {"max_rss_kb", max_rss_kb()}};
   }
 };
 
-json error_message(const std::string& message) {
-  return {{"type", "error"}, {"message", message}};
-}
+json error_message(const std::string& message) { return {{"type", "error"}, {"message", message}}; }
 
 }  // namespace
 
@@ -254,12 +254,9 @@ json capabilities() {
   }
   json providers = json::array();
   for (const auto& name : provider_names()) providers.push_back(provider_json(name));
-  return {{"type", "capabilities"},
-          {"schema", kSchema},
-          {"runner", "cryptobench-native"},
-          {"runner_version", kRunnerVersion},
-          {"machine", machine_record()},
-          {"algorithms", algs},
+  return {{"type", "capabilities"},         {"schema", kSchema},
+          {"runner", "cryptobench-native"}, {"runner_version", kRunnerVersion},
+          {"machine", machine_record()},    {"algorithms", algs},
           {"providers", providers}};
 }
 

@@ -61,8 +61,8 @@ void select_variant(const std::string& provider, const std::string& variant) {
   Entry* e = find(provider);
   if (!e) throw Unsupported("unknown provider '" + provider + "'");
   const auto vs = instance(*e)->variants();
-  const bool known = std::any_of(vs.begin(), vs.end(),
-                                 [&](const Variant& v) { return v.name == variant; });
+  const bool known =
+      std::any_of(vs.begin(), vs.end(), [&](const Variant& v) { return v.name == variant; });
   if (!known) throw Unsupported("provider '" + provider + "' has no variant '" + variant + "'");
   if (e->initialised && e->variant != variant)
     throw Unsupported("provider '" + provider + "' is already initialised as variant '" +

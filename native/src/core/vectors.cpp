@@ -51,8 +51,8 @@ Vector parse_vector(const nlohmann::json& v, const AlgorithmInfo& info, const st
     case Kind::Mac: {
       Bytes message = hex_field(v, "message", where);
       const size_t repeat = v.value("repeat", 1u);
-      for (size_t i = 0; i < repeat; ++i) out.input.insert(out.input.end(), message.begin(),
-                                                           message.end());
+      for (size_t i = 0; i < repeat; ++i)
+        out.input.insert(out.input.end(), message.begin(), message.end());
       out.expected = hex_field(v, info.kind == Kind::Hash ? "digest" : "tag", where);
       break;
     }

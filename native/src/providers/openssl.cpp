@@ -31,32 +31,29 @@ struct CipherName {
   const char* evp;
 };
 constexpr CipherName kCiphers[] = {
-    {"aes-128-cbc", "AES-128-CBC"},
-    {"aes-192-cbc", "AES-192-CBC"},
-    {"aes-256-cbc", "AES-256-CBC"},
-    {"aes-128-cfb", "AES-128-CFB"},
-    {"aes-192-cfb", "AES-192-CFB"},
-    {"aes-256-cfb", "AES-256-CFB"},
-    {"aes-128-ofb", "AES-128-OFB"},
-    {"aes-192-ofb", "AES-192-OFB"},
-    {"aes-256-ofb", "AES-256-OFB"},
-    {"aes-128-ctr", "AES-128-CTR"},
-    {"aes-192-ctr", "AES-192-CTR"},
-    {"aes-256-ctr", "AES-256-CTR"},
-    {"aes-128-gcm", "AES-128-GCM"},
-    {"aes-192-gcm", "AES-192-GCM"},
-    {"aes-256-gcm", "AES-256-GCM"},
-    {"aes-128-xts", "AES-128-XTS"},
-    {"aes-256-xts", "AES-256-XTS"},
-    {"des-ede3-cbc", "DES-EDE3-CBC"},
-    {"chacha20", "ChaCha20"},
-    {"chacha20-poly1305", "ChaCha20-Poly1305"},
+    {"aes-128-cbc", "AES-128-CBC"}, {"aes-192-cbc", "AES-192-CBC"},
+    {"aes-256-cbc", "AES-256-CBC"}, {"aes-128-cfb", "AES-128-CFB"},
+    {"aes-192-cfb", "AES-192-CFB"}, {"aes-256-cfb", "AES-256-CFB"},
+    {"aes-128-ofb", "AES-128-OFB"}, {"aes-192-ofb", "AES-192-OFB"},
+    {"aes-256-ofb", "AES-256-OFB"}, {"aes-128-ctr", "AES-128-CTR"},
+    {"aes-192-ctr", "AES-192-CTR"}, {"aes-256-ctr", "AES-256-CTR"},
+    {"aes-128-gcm", "AES-128-GCM"}, {"aes-192-gcm", "AES-192-GCM"},
+    {"aes-256-gcm", "AES-256-GCM"}, {"aes-128-xts", "AES-128-XTS"},
+    {"aes-256-xts", "AES-256-XTS"}, {"des-ede3-cbc", "DES-EDE3-CBC"},
+    {"chacha20", "ChaCha20"},       {"chacha20-poly1305", "ChaCha20-Poly1305"},
 };
 constexpr CipherName kDigests[] = {
-    {"md5", "MD5"},           {"sha1", "SHA1"},         {"sha224", "SHA224"},
-    {"sha256", "SHA256"},     {"sha384", "SHA384"},     {"sha512", "SHA512"},
-    {"sha3-256", "SHA3-256"}, {"sha3-512", "SHA3-512"}, {"blake2b-512", "BLAKE2B-512"},
-    {"whirlpool", "WHIRLPOOL"}, {"ripemd160", "RIPEMD160"},
+    {"md5", "MD5"},
+    {"sha1", "SHA1"},
+    {"sha224", "SHA224"},
+    {"sha256", "SHA256"},
+    {"sha384", "SHA384"},
+    {"sha512", "SHA512"},
+    {"sha3-256", "SHA3-256"},
+    {"sha3-512", "SHA3-512"},
+    {"blake2b-512", "BLAKE2B-512"},
+    {"whirlpool", "WHIRLPOOL"},
+    {"ripemd160", "RIPEMD160"},
 };
 constexpr CipherName kMacs[] = {
     {"hmac-sha256", "SHA256"},
@@ -114,8 +111,7 @@ class CipherOp : public Operation {
     check(EVP_CipherInit_ex2(ctx_, nullptr, nullptr, iv_.data(), encrypt_, nullptr), "set IV");
     int n = 0;
     if (aead && !aad_.empty())
-      check(EVP_CipherUpdate(ctx_, nullptr, &n, aad_.data(), static_cast<int>(aad_.size())),
-            "AAD");
+      check(EVP_CipherUpdate(ctx_, nullptr, &n, aad_.data(), static_cast<int>(aad_.size())), "AAD");
     int produced = 0;
     check(EVP_CipherUpdate(ctx_, out, &produced, in, static_cast<int>(body)), "update");
     if (aead && !encrypt_) {
@@ -181,7 +177,12 @@ class MacOp : public Operation {
     params[0] = OSSL_PARAM_construct_utf8_string(
         hmac ? OSSL_MAC_PARAM_DIGEST : OSSL_MAC_PARAM_CIPHER, const_cast<char*>(inner), 0);
     params[1] = OSSL_PARAM_construct_end();
-    check(EVP_MAC_init(ctx_, p.key.data(), p.key.size(), params), "MAC init");
+    // EVP_MAC_init reads an empty key as "keep the current key". HMAC zero-pads short keys to
+    // the block size, so one zero byte is the same key as the empty one.
+    const uint8_t zero = 0;
+    const bool empty = p.key.empty();
+    check(EVP_MAC_init(ctx_, empty ? &zero : p.key.data(), empty ? 1 : p.key.size(), params),
+          "MAC init");
   }
   ~MacOp() override {
     EVP_MAC_CTX_free(ctx_);

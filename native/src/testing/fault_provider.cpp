@@ -7,6 +7,8 @@
 //   "corrupt" flips the first output byte of every operation -> the gate must fail the case;
 //   "crash"   aborts on the 200th operation (after the gate, inside calibration or sampling);
 //   "hang"    sleeps forever on the 200th operation.
+#include "fault_provider.hpp"
+
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -14,7 +16,6 @@
 
 #include "cryptobench/gate.hpp"
 #include "cryptobench/provider.hpp"
-#include "fault_provider.hpp"
 
 namespace cb {
 namespace {
