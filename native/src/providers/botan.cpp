@@ -272,6 +272,8 @@ class BotanProvider : public Provider {
          "portable C++ only: Botan's CPUID bits for SSE2..AVX-512, AES-NI, PCLMULQDQ, SHA-NI, "
          "BMI1/2 and ADX cleared before first use",
          {}},
+        // The counterpart of openssl/noaesni: AES falls back to Botan's SSSE3 "vperm" code.
+        {"noaesni", "AES-NI and PCLMULQDQ cleared; SSSE3 vperm AES, SHA-NI and AVX kept", {}},
     };
   }
   void init(const std::string& variant) override {
@@ -280,6 +282,9 @@ class BotanProvider : public Provider {
       // before any object exists moves everything to the portable code (AES "base" instead of
       // "cpu" or "vperm", GHASH "base" instead of "clmul", SHA-256 "base" instead of "shani").
       for (auto bit : kSoftClearedBits) Botan::CPUID::clear_cpuid_bit(bit);
+    } else if (variant == "noaesni") {
+      Botan::CPUID::clear_cpuid_bit(Botan::CPUID::CPUID_AESNI_BIT);
+      Botan::CPUID::clear_cpuid_bit(Botan::CPUID::CPUID_CLMUL_BIT);
     } else if (variant != "default") {
       throw Unsupported("botan has no variant '" + variant + "'");
     }
