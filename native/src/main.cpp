@@ -82,8 +82,10 @@ Options parse_args(int argc, char** argv) {
 }
 
 // Applies each selected variant (unknown ones are usage errors) and returns the environment the
-// selection needs: a variant's variables set, every other variant's variables of that provider
-// unset, so that "default" really is the library's default code path.
+// selection needs: a variable some selected variant sets is set, every other variant variable is
+// unset, so that "default" really is the library's default code path. Libraries can share a
+// switch (GnuTLS falls back to Nettle, so gnutls/soft sets NETTLE_FAT_OVERRIDE too); a provider
+// whose variant does not match the resulting environment is marked unusable in this process.
 std::map<std::string, std::optional<std::string>> select_variants(const Options& o) {
   std::map<std::string, std::string> chosen;
   for (const auto& [provider, variant] : o.variants) {
@@ -96,16 +98,32 @@ std::map<std::string, std::optional<std::string>> select_variants(const Options&
     }
     chosen[provider] = variant;
   }
-  std::map<std::string, std::optional<std::string>> env;
+  using Env = std::map<std::string, std::optional<std::string>>;
+  std::map<std::string, Env> wants;  // provider -> what its selected variant needs
+  Env env;
+  std::map<std::string, std::string> setter;  // variable -> provider/variant that set it
   for (const auto& name : cb::provider_names()) {
     const std::string selected = chosen.count(name) ? chosen[name] : "default";
     for (const auto& v : cb::peek_provider(name)->variants())
-      for (const auto& [key, value] : v.env)
-        if (!env.count(key) || !env[key]) env[key] = std::nullopt;
-    for (const auto& v : cb::peek_provider(name)->variants())
-      if (v.name == selected)
-        for (const auto& [key, value] : v.env) env[key] = value;
+      for (const auto& kv : v.env) wants[name][kv.first] = std::nullopt;
+    for (const auto& v : cb::peek_provider(name)->variants()) {
+      if (v.name != selected) continue;
+      for (const auto& [key, value] : v.env) {
+        wants[name][key] = value;
+        if (env[key] && *env[key] != value)
+          throw UsageError("--variant: " + name + "/" + selected + " and " + setter[key] +
+                           " need different values of " + key + "; use separate runners");
+        env[key] = value;
+        setter[key] = name + "/" + selected;
+      }
+    }
   }
+  for (const auto& [name, needs] : wants)
+    for (const auto& [key, value] : needs)
+      if (env[key] != value)
+        cb::mark_unusable(name, key + "=" + env[key].value_or("") + " is set for " + setter[key] +
+                                    " in this runner, which changes " + name +
+                                    "'s code path; measure " + name + " in a runner of its own");
   return env;
 }
 

@@ -158,6 +158,24 @@ TEST(Runner, SoftVariantChangesOpenSslCapabilityVector) {
   EXPECT_EQ(aesni(path_soft), 0u);
 }
 
+TEST(Runner, SharedSwitchMarksTheOtherProviderUnusable) {
+  // gnutls/soft sets NETTLE_FAT_OVERRIDE=none (GnuTLS falls back to Nettle), which would silently
+  // put nettle on its software path while it is labelled "default".
+  json caps = json::parse(run_runner("list --variant gnutls=soft").out);
+  std::map<std::string, json> by_name;
+  for (const auto& p : caps["providers"]) by_name[p["name"]] = p;
+  if (!by_name.count("gnutls") || !by_name.count("nettle"))
+    GTEST_SKIP() << "needs the gnutls and nettle adapters";
+  EXPECT_FALSE(by_name["gnutls"].contains("unusable"));
+  ASSERT_TRUE(by_name["nettle"].contains("unusable"));
+  EXPECT_NE(by_name["nettle"]["unusable"].get<std::string>().find("NETTLE_FAT_OVERRIDE"),
+            std::string::npos);
+  Output o = run_runner("run --no-pin --variant gnutls=soft",
+                        R"([{"id":"n","provider":"nettle","operation":"hash",)"
+                        R"("algorithm":"sha256","size":64}])");
+  EXPECT_NE(o.out.find(R"("status":"unsupported")"), std::string::npos) << o.out;
+}
+
 TEST(Runner, RunProducesResultsWithSamplesAndSummary) {
   Output o = run_runner(
       "run --no-pin",

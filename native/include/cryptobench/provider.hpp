@@ -108,5 +108,10 @@ void select_variant(const std::string& provider, const std::string& variant);
 std::string selected_variant(const std::string& provider);
 // The provider object without initialising it (for variants(), name()).
 Provider* peek_provider(const std::string& name);
+// A provider whose code path in this process is not the one its variant names (another
+// provider's variant changed a shared switch): its cases are unsupported, with this reason.
+void mark_unusable(const std::string& provider, const std::string& reason);
+// Empty when the provider is usable.
+std::string unusable_reason(const std::string& provider);
 
 }  // namespace cb

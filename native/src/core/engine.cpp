@@ -122,6 +122,7 @@ void OpenCase::open() {
                       std::to_string(info->block_len));
   Provider* provider = get_provider(spec_.provider);
   if (!provider) throw Unsupported("unknown provider " + spec_.provider);
+  if (const std::string why = unusable_reason(spec_.provider); !why.empty()) throw Unsupported(why);
   const std::string running = selected_variant(spec_.provider);
   if (!spec_.variant.empty() && spec_.variant != running)
     throw Unsupported("this runner runs " + spec_.provider + " as variant '" + running +

@@ -129,8 +129,11 @@ json provider_json(const std::string& name) {
   }
   json code_path = json::object();
   for (const auto& [k, v] : p->code_path()) code_path[k] = v;
-  return {{"name", name},         {"version", p->version()}, {"variant", selected_variant(name)},
-          {"variants", variants}, {"algorithms", algs},      {"code_path", code_path}};
+  json out = {
+      {"name", name},         {"version", p->version()}, {"variant", selected_variant(name)},
+      {"variants", variants}, {"algorithms", algs},      {"code_path", code_path}};
+  if (const std::string why = unusable_reason(name); !why.empty()) out["unusable"] = why;
+  return out;
 }
 
 struct Totals {
@@ -463,6 +466,7 @@ int command_check(const std::vector<std::string>& providers, std::ostream& out) 
         GateReport g;
         CaseStatus status = CaseStatus::Failed;
         try {
+          if (const std::string why = unusable_reason(name); !why.empty()) throw Unsupported(why);
           g = run_gate(name, *info, op, input, params, true);
           status = g.ok ? CaseStatus::Ok : CaseStatus::Failed;
         } catch (const Unsupported& e) {

@@ -11,6 +11,7 @@ struct Entry {
   ProviderFactory factory;
   std::unique_ptr<Provider> instance;
   std::string variant = "default";
+  std::string unusable;
   bool initialised = false;
 };
 
@@ -69,6 +70,15 @@ void select_variant(const std::string& provider, const std::string& variant) {
                       e->variant + "' in this process; start a runner with --variant " + provider +
                       "=" + variant);
   e->variant = variant;
+}
+
+void mark_unusable(const std::string& provider, const std::string& reason) {
+  if (Entry* e = find(provider)) e->unusable = reason;
+}
+
+std::string unusable_reason(const std::string& provider) {
+  Entry* e = find(provider);
+  return e ? e->unusable : std::string();
 }
 
 std::string selected_variant(const std::string& provider) {
