@@ -1,0 +1,323 @@
+"""A stored run, analysed: per-case statistics and the overhead fits over each size sweep.
+
+This is what `show`, `export`, `report` and `compare` present; none of them computes statistics
+of its own.
+"""
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cryptobench import stats
+from cryptobench.store import RunInfo, Store
+
+# The operation that stands for an algorithm where one figure per algorithm is shown.
+PRIMARY_OPERATIONS = ("encrypt", "hash", "mac")
+
+# The fields of one exported result, in order (documented in docs/results.md).
+RESULT_FIELDS = (
+    "run_id", "provider", "variant", "operation", "algorithm", "size", "input", "align_offset",
+    "aad_bytes", "status", "reason", "n_samples", "iterations", "median_ns", "q1_ns", "q3_ns",
+    "min_ns", "max_ns", "mad_ns", "ci_low_ns", "ci_high_ns", "unstable", "bytes_per_s",
+    "ops_per_s", "ticks_per_op", "cycles_per_byte", "heap_bytes_per_op", "heap_allocs_per_op",
+    "heap_frees_per_op", "heap_peak_live_bytes", "heap_prepare_allocs", "heap_prepare_bytes",
+    "max_rss_kb", "gate_kat", "gate_roundtrip", "gate_agreement",
+)  # fmt: skip
+
+
+@dataclass
+class CaseResult:
+    id: int
+    provider: str
+    variant: str
+    operation: str
+    algorithm: str
+    size: int
+    input: str
+    align_offset: int
+    aad_bytes: int
+    status: str
+    reason: str
+    gate: dict[str, Any]
+    iterations: int | None
+    raw_samples: list[tuple[int, int, int]]
+    ns: np.ndarray  # per operation, one value per sample
+    summary: stats.Summary | None
+    ticks_per_op: float | None  # median
+    heap: dict[str, Any]
+    max_rss_kb: int | None
+    spec: dict[str, Any] = field(default_factory=dict)  # the case as planned (plan.CaseSpec)
+
+    @property
+    def label(self) -> str:
+        return self.provider if self.variant == "default" else f"{self.provider}/{self.variant}"
+
+    @property
+    def median_ns(self) -> float | None:
+        return self.summary.median if self.summary else None
+
+    @property
+    def bytes_per_s(self) -> float | None:
+        if not self.summary or self.size == 0 or self.summary.median <= 0:
+            return None
+        return self.size / self.summary.median * 1e9
+
+    @property
+    def ops_per_s(self) -> float | None:
+        if not self.summary or self.summary.median <= 0:
+            return None
+        return 1e9 / self.summary.median
+
+    @property
+    def cycles_per_byte(self) -> float | None:
+        if self.ticks_per_op is None or self.size == 0:
+            return None
+        return self.ticks_per_op / self.size
+
+    @property
+    def unstable(self) -> bool | None:
+        return self.summary.unstable if self.summary else None
+
+    def group_key(self) -> tuple:
+        """Everything but the size: the cases a size sweep is made of."""
+        return (
+            self.provider,
+            self.variant,
+            self.operation,
+            self.algorithm,
+            self.input,
+            self.align_offset,
+            self.aad_bytes,
+        )
+
+    def key(self) -> tuple:
+        return (*self.group_key(), self.size)
+
+    def row(self, run_id: int) -> dict[str, Any]:
+        """The flat record of the JSON/CSV/Markdown exports (docs/results.md)."""
+        s = self.summary
+        row = {
+            "run_id": run_id,
+            "provider": self.provider,
+            "variant": self.variant,
+            "operation": self.operation,
+            "algorithm": self.algorithm,
+            "size": self.size,
+            "input": self.input,
+            "align_offset": self.align_offset,
+            "aad_bytes": self.aad_bytes,
+            "status": self.status,
+            "reason": self.reason,
+            "n_samples": s.n if s else 0,
+            "iterations": self.iterations,
+            "median_ns": _num(s.median if s else None),
+            "q1_ns": _num(s.q1 if s else None),
+            "q3_ns": _num(s.q3 if s else None),
+            "min_ns": _num(s.min if s else None),
+            "max_ns": _num(s.max if s else None),
+            "mad_ns": _num(s.mad if s else None),
+            "ci_low_ns": _num(s.ci_low if s else None),
+            "ci_high_ns": _num(s.ci_high if s else None),
+            "unstable": self.unstable,
+            "bytes_per_s": _num(self.bytes_per_s),
+            "ops_per_s": _num(self.ops_per_s),
+            "ticks_per_op": _num(self.ticks_per_op),
+            "cycles_per_byte": _num(self.cycles_per_byte),
+            "heap_bytes_per_op": self.heap.get("bytes_per_op"),
+            "heap_allocs_per_op": self.heap.get("allocs_per_op"),
+            "heap_frees_per_op": self.heap.get("frees_per_op"),
+            "heap_peak_live_bytes": self.heap.get("peak_live_bytes"),
+            "heap_prepare_allocs": self.heap.get("prepare_allocs"),
+            "heap_prepare_bytes": self.heap.get("prepare_bytes"),
+            "max_rss_kb": self.max_rss_kb,
+            "gate_kat": self.gate.get("kat", ""),
+            "gate_roundtrip": self.gate.get("roundtrip", ""),
+            "gate_agreement": self.gate.get("agreement", ""),
+        }
+        assert tuple(row) == RESULT_FIELDS
+        return row
+
+
+@dataclass
+class OverheadFit:
+    """t(n) = a + b·n over one size sweep (stats.fit_overhead)."""
+
+    provider: str
+    variant: str
+    operation: str
+    algorithm: str
+    input: str
+    align_offset: int
+    aad_bytes: int
+    sizes: list[int]
+    fit: stats.LineFit
+    tsc_hz: float | None
+    # Model-free per-byte cost at the largest size: the figure to hold the fit's b against.
+    largest_cycles_per_byte: float | None = None
+
+    @property
+    def label(self) -> str:
+        return self.provider if self.variant == "default" else f"{self.provider}/{self.variant}"
+
+    @property
+    def overhead_ns(self) -> float:
+        return self.fit.intercept
+
+    @property
+    def ns_per_byte(self) -> float:
+        return self.fit.slope
+
+    @property
+    def cycles_per_byte(self) -> float | None:
+        """Reference cycles (TSC ticks) per byte: the TSC runs at a constant rate, which on a VM
+        or with frequency scaling is not the core clock."""
+        return self.fit.slope * self.tsc_hz / 1e9 if self.tsc_hz else None
+
+    @property
+    def half_size(self) -> float | None:
+        """The size at which the per-call overhead equals the per-byte cost: a/b."""
+        if self.fit.slope <= 0 or self.fit.intercept <= 0:
+            return None
+        return self.fit.intercept / self.fit.slope
+
+    def row(self, run_id: int) -> dict[str, Any]:
+        return {
+            "run_id": run_id,
+            "provider": self.provider,
+            "variant": self.variant,
+            "operation": self.operation,
+            "algorithm": self.algorithm,
+            "input": self.input,
+            "align_offset": self.align_offset,
+            "aad_bytes": self.aad_bytes,
+            "sizes": self.sizes,
+            "overhead_ns": _num(self.overhead_ns),
+            "overhead_se_ns": _num(self.fit.intercept_se),
+            "ns_per_byte": _num(self.ns_per_byte),
+            "ns_per_byte_se": _num(self.fit.slope_se),
+            "cycles_per_byte": _num(self.cycles_per_byte),
+            "half_size_bytes": _num(self.half_size),
+            "r2": _num(self.fit.r2),
+            "largest_size_cycles_per_byte": _num(self.largest_cycles_per_byte),
+        }
+
+
+@dataclass
+class RunResults:
+    run: RunInfo
+    machine: dict[str, Any]
+    libraries: list[dict[str, Any]]
+    cases: list[CaseResult]
+    failures: list[dict[str, Any]]
+    fits: list[OverheadFit] = field(default_factory=list)
+
+    @property
+    def tsc_hz(self) -> float | None:
+        return self.machine.get("tsc_hz")
+
+    def ok_cases(self) -> list[CaseResult]:
+        return [c for c in self.cases if c.status == "ok" and c.summary]
+
+    def sizes(self) -> list[int]:
+        return sorted({c.size for c in self.ok_cases()})
+
+    def labels(self) -> list[str]:
+        """provider[/variant] in a stable order: providers alphabetically, default first."""
+        pairs = {(c.provider, c.variant != "default", c.variant) for c in self.cases}
+        return [p if v == "default" else f"{p}/{v}" for p, _, v in sorted(pairs)]
+
+    def algorithms(self) -> list[str]:
+        seen: list[str] = []
+        for c in self.cases:
+            if c.algorithm not in seen:
+                seen.append(c.algorithm)
+        return seen
+
+
+def load(store: Store, run_id: int) -> RunResults:
+    machine = store.machine(run_id)
+    cases = [_case_result(c) for c in store.cases(run_id)]
+    results = RunResults(
+        run=store.run(run_id),
+        machine=machine,
+        libraries=store.libraries(run_id),
+        cases=cases,
+        failures=store.failures(run_id),
+    )
+    results.fits = overhead_fits(cases, machine.get("tsc_hz"))
+    return results
+
+
+def _case_result(c: dict[str, Any]) -> CaseResult:
+    samples = c["samples"] if c["status"] == "ok" else []
+    ns = stats.per_op(samples, 1)
+    ticks = stats.per_op(samples, 2)
+    heap_keys = (
+        "allocs_per_op",
+        "frees_per_op",
+        "bytes_per_op",
+        "peak_live_bytes",
+        "prepare_allocs",
+        "prepare_bytes",
+    )
+    heap = {k: c[f"heap_{k}"] for k in heap_keys if c.get(f"heap_{k}") is not None}
+    return CaseResult(
+        id=c["id"],
+        provider=c["provider"],
+        variant=c["variant"],
+        operation=c["operation"],
+        algorithm=c["algorithm"],
+        size=c["size"],
+        input=c["input"],
+        align_offset=c["align_offset"],
+        aad_bytes=c["aad_bytes"],
+        status=c["status"],
+        reason=c["reason"] or "",
+        gate=c["gate"] or {},
+        iterations=c["iterations"],
+        raw_samples=samples,
+        ns=ns,
+        summary=stats.summarize(ns),
+        ticks_per_op=stats.median(ticks) if ticks.size and ticks.any() else None,
+        heap=heap,
+        max_rss_kb=c["max_rss_kb"],
+        spec=c["spec"] or {},
+    )
+
+
+# A fit needs this many sizes: with two, the line passes through both points and says nothing
+# about how well a line describes the data.
+MIN_FIT_SIZES = 3
+
+
+def overhead_fits(cases: list[CaseResult], tsc_hz: float | None) -> list[OverheadFit]:
+    groups: dict[tuple, list[CaseResult]] = {}
+    for c in cases:
+        if c.status == "ok" and c.summary and c.summary.median > 0:
+            groups.setdefault(c.group_key(), []).append(c)
+    fits = []
+    for key, members in groups.items():
+        members.sort(key=lambda c: c.size)
+        if len({c.size for c in members}) < MIN_FIT_SIZES:
+            continue
+        fit = stats.fit_overhead([c.size for c in members], [c.median_ns for c in members])
+        fits.append(
+            OverheadFit(
+                *key,
+                sizes=[c.size for c in members],
+                fit=fit,
+                tsc_hz=tsc_hz,
+                largest_cycles_per_byte=members[-1].cycles_per_byte,
+            )
+        )
+    return fits
+
+
+def _num(x: float | None) -> float | None:
+    """JSON has no NaN or infinity: those become null."""
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None

@@ -1,0 +1,126 @@
+"""What a runner can do: its `capabilities` message (docs/protocol.md) as typed objects.
+
+The planner uses the support matrix here to skip combinations a provider does not offer before
+anything is sent to a runner.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptobench.errors import UserError
+
+SCHEMA = 1  # the protocol schema this package speaks
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    name: str
+    kind: str  # cipher, aead, hash, mac
+    operations: tuple[str, ...]
+    block_bytes: int = 1
+    min_size: int = 0
+    family: str = ""
+    description: str = ""
+
+    def size_problem(self, size: int) -> str | None:
+        """Why `size` cannot be used with this algorithm, or None when it can."""
+        if size < self.min_size:
+            return f"{self.name} needs at least {self.min_size} bytes"
+        if self.block_bytes > 1 and size % self.block_bytes:
+            return f"{self.name} takes multiples of {self.block_bytes} bytes"
+        return None
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    description: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    version: str
+    variant: str  # the variant the listing process ran
+    variants: tuple[Variant, ...]
+    algorithms: dict[str, tuple[str, ...]]  # algorithm -> operations offered
+    code_path: dict[str, Any]
+
+    def offers(self, algorithm: str, operation: str) -> bool:
+        return operation in self.algorithms.get(algorithm, ())
+
+    def variant_names(self) -> list[str]:
+        return [v.name for v in self.variants]
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    runner: str
+    runner_version: str
+    machine: dict[str, Any]
+    algorithms: dict[str, Algorithm]  # the whole catalogue, in the runner's order
+    providers: dict[str, Provider]  # compiled-in providers, in the runner's order
+    raw: dict[str, Any]
+
+    @classmethod
+    def from_message(cls, msg: dict[str, Any]) -> "Capabilities":
+        try:
+            if msg.get("type") != "capabilities":
+                raise ValueError(f"expected a capabilities message, got {msg.get('type')!r}")
+            if msg.get("schema") != SCHEMA:
+                raise ValueError(
+                    f"runner speaks protocol schema {msg.get('schema')}, this cryptobench {SCHEMA}"
+                )
+            algorithms = {
+                a["name"]: Algorithm(
+                    name=a["name"],
+                    kind=a["kind"],
+                    operations=tuple(a["operations"]),
+                    block_bytes=int(a.get("block_bytes", 1)),
+                    min_size=int(a.get("min_size", 0)),
+                    family=a.get("family", ""),
+                    description=a.get("description", ""),
+                )
+                for a in msg["algorithms"]
+            }
+            providers = {
+                p["name"]: Provider(
+                    name=p["name"],
+                    version=p.get("version", ""),
+                    variant=p.get("variant", "default"),
+                    variants=tuple(
+                        Variant(v["name"], v.get("description", ""), dict(v.get("env", {})))
+                        for v in p.get("variants", [{"name": "default"}])
+                    ),
+                    algorithms={a["name"]: tuple(a["operations"]) for a in p["algorithms"]},
+                    code_path=dict(p.get("code_path", {})),
+                )
+                for p in msg["providers"]
+            }
+            return cls(
+                runner=msg.get("runner", "?"),
+                runner_version=msg.get("runner_version", "?"),
+                machine=dict(msg.get("machine", {})),
+                algorithms=algorithms,
+                providers=providers,
+                raw=msg,
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise UserError(f"the runner's capabilities message is not understood: {e}") from e
+
+    def provider(self, name: str) -> Provider:
+        try:
+            return self.providers[name]
+        except KeyError:
+            raise UserError(
+                f"unknown provider '{name}' (this runner has: {', '.join(self.providers)})"
+            ) from None
+
+    def algorithm(self, name: str) -> Algorithm:
+        try:
+            return self.algorithms[name]
+        except KeyError:
+            raise UserError(
+                f"unknown algorithm '{name}' (see `cryptobench list` for the catalogue)"
+            ) from None

@@ -1,0 +1,342 @@
+"""Suites and matrix expansion: which cases to measure.
+
+A suite is a TOML file (the shipped ones live in cryptobench/suites/). Its top-level keys are the
+defaults of one or more matrix blocks (`[[matrix]]` tables); each block is the product
+providers × algorithms × operations × sizes. Combinations a provider does not offer, or sizes an
+algorithm cannot take, are skipped here, using the runner's support matrix, and never sent to a
+runner. The format is described in docs/methodology.md ("Suites").
+"""
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from cryptobench.capabilities import Capabilities
+from cryptobench.errors import UserError
+from cryptobench.units import format_size, parse_size
+
+OPERATIONS = ("encrypt", "decrypt", "hash", "mac")
+INPUTS = ("random", "zeros", "text")
+
+# Keys of a matrix block (top level or [[matrix]]) with their expected Python types.
+_MATRIX_KEYS: dict[str, tuple[type, ...]] = {
+    "providers": (list,),
+    "algorithms": (list,),
+    "operations": (list,),
+    "sizes": (list,),
+    "input": (str,),
+    "align_offset": (int,),
+    "aad_bytes": (int,),
+    "samples": (int,),
+    "batch": (int,),
+    "target_sample_ms": (int, float),
+    "warmup_ms": (int, float),
+    "heap_iterations": (int,),
+    "seed": (int,),
+}
+_SUITE_KEYS: dict[str, tuple[type, ...]] = {
+    **_MATRIX_KEYS,
+    "description": (str,),
+    "timeout_s": (int, float),
+    "matrix": (list,),
+}
+_DEFAULTS: dict[str, Any] = {
+    "providers": ["all"],
+    "operations": None,  # every operation of each algorithm
+    "input": "random",
+    "align_offset": 0,
+    "aad_bytes": 0,
+    "samples": 11,
+    "batch": 3,
+    "target_sample_ms": 2.0,
+    "warmup_ms": 20.0,
+    "heap_iterations": 8,
+    "seed": 1,
+}
+DEFAULT_TIMEOUT_S = 60.0
+_LIST_KEYS = ("providers", "algorithms", "operations", "sizes")  # the matrix dimensions
+_TYPE_NAMES = {int: "a number", float: "a number", str: "a string", list: "a list"}
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    """One case: what is measured and how. `key()` identifies it within a run."""
+
+    provider: str
+    variant: str
+    operation: str
+    algorithm: str
+    size: int
+    input: str = "random"
+    align_offset: int = 0
+    aad_bytes: int = 0
+    samples: int = 11
+    batch: int = 3
+    target_sample_ms: float = 2.0
+    warmup_ms: float = 20.0
+    heap_iterations: int = 8
+    seed: int = 1
+
+    def key(self) -> tuple:
+        return (
+            self.provider,
+            self.variant,
+            self.operation,
+            self.algorithm,
+            self.size,
+            self.input,
+            self.align_offset,
+            self.aad_bytes,
+        )
+
+    def to_protocol(self, case_id: str) -> dict[str, Any]:
+        """The case specification of docs/protocol.md, for a `serve` open request."""
+        return {
+            "id": case_id,
+            "provider": self.provider,
+            "variant": self.variant,
+            "operation": self.operation,
+            "algorithm": self.algorithm,
+            "size": self.size,
+            "input": self.input,
+            "align_offset": self.align_offset,
+            "aad_bytes": self.aad_bytes,
+            "target_sample_ms": self.target_sample_ms,
+            "warmup_ms": self.warmup_ms,
+            "heap_iterations": self.heap_iterations,
+            "seed": self.seed,
+        }
+
+    def label(self) -> str:
+        return (
+            f"{self.provider}/{self.variant} {self.algorithm} {self.operation} "
+            f"{format_size(self.size)}"
+        )
+
+
+@dataclass
+class Suite:
+    name: str
+    description: str
+    blocks: list[dict[str, Any]]  # fully resolved matrix blocks
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+
+@dataclass
+class Overrides:
+    """Command-line choices; each replaces the suite's value in every matrix block."""
+
+    providers: list[str] | None = None
+    algorithms: list[str] | None = None
+    operations: list[str] | None = None
+    sizes: list[int] | None = None
+    samples: int | None = None
+    timeout_s: float | None = None
+
+
+@dataclass
+class Plan:
+    suite: str
+    cases: list[CaseSpec]
+    timeout_s: float
+    skipped: dict[str, int] = field(default_factory=dict)  # reason class -> count
+    description: str = ""
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "suite": self.suite,
+            "description": self.description,
+            "timeout_s": self.timeout_s,
+            "skipped": self.skipped,
+        }
+
+
+# ---- suites --------------------------------------------------------------------------------------
+
+
+def shipped_suites() -> list[str]:
+    files = resources.files("cryptobench") / "suites"
+    return sorted(p.name[: -len(".toml")] for p in files.iterdir() if p.name.endswith(".toml"))
+
+
+def load_suite(name_or_path: str) -> Suite:
+    """A shipped suite by name (quick, default, full) or a TOML file by path."""
+    looks_like_path = name_or_path.endswith(".toml") or "/" in name_or_path
+    if looks_like_path:
+        path = Path(name_or_path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise UserError(f"suite {name_or_path}: cannot read ({e.strerror})") from None
+        except UnicodeDecodeError:
+            raise UserError(f"suite {name_or_path}: not a UTF-8 text file") from None
+        return parse_suite(text, name=path.stem, where=name_or_path)
+    if name_or_path not in shipped_suites():
+        raise UserError(
+            f"unknown suite '{name_or_path}' (shipped: {', '.join(shipped_suites())}; "
+            "or give the path of a .toml file)"
+        )
+    text = (resources.files("cryptobench") / "suites" / f"{name_or_path}.toml").read_text("utf-8")
+    return parse_suite(text, name=name_or_path, where=f"suite {name_or_path}")
+
+
+def parse_suite(text: str, name: str, where: str) -> Suite:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"{where}: invalid TOML: {e}") from None
+    _check_keys(doc, _SUITE_KEYS, where)
+    top = {k: v for k, v in doc.items() if k in _MATRIX_KEYS}
+    tables = doc.get("matrix", [{}])
+    if not tables:
+        raise UserError(f"{where}: matrix: give at least one [[matrix]] table")
+    blocks = []
+    for i, table in enumerate(tables):
+        here = f"{where}: matrix[{i}]"
+        if not isinstance(table, dict):
+            raise UserError(f"{here}: must be a table")
+        _check_keys(table, _MATRIX_KEYS, here)
+        block = {**_DEFAULTS, **top, **table}
+        for required in ("algorithms", "sizes"):
+            if required not in block:
+                raise UserError(f"{here}: '{required}' is missing")
+        _check_values(block, here)
+        blocks.append(block)
+    timeout = doc.get("timeout_s", DEFAULT_TIMEOUT_S)
+    if timeout <= 0:
+        raise UserError(f"{where}: timeout_s must be positive")
+    return Suite(name, doc.get("description", ""), blocks, float(timeout))
+
+
+def _check_keys(table: dict, allowed: dict[str, tuple[type, ...]], where: str) -> None:
+    for key, value in table.items():
+        if key not in allowed:
+            raise UserError(f"{where}: unknown key '{key}' (known: {', '.join(allowed)})")
+        types = allowed[key]
+        bad_bool = isinstance(value, bool) and bool not in types
+        if bad_bool or not isinstance(value, types):
+            want = " or ".join(dict.fromkeys(_TYPE_NAMES[t] for t in types))
+            raise UserError(f"{where}: '{key}' must be {want}, got {value!r}")
+
+
+def _check_values(block: dict, where: str) -> None:
+    for key in ("providers", "algorithms", "operations"):
+        values = block[key]
+        if values is None:
+            continue
+        if not values or not all(isinstance(v, str) for v in values):
+            raise UserError(f"{where}: '{key}' must be a non-empty list of names")
+    for op in block["operations"] or ():
+        if op not in OPERATIONS:
+            raise UserError(f"{where}: unknown operation '{op}' ({', '.join(OPERATIONS)})")
+    if not block["sizes"]:
+        raise UserError(f"{where}: 'sizes' must not be empty")
+    try:
+        block["sizes"] = sorted({parse_size(s) for s in block["sizes"]})
+    except UserError as e:
+        raise UserError(f"{where}: {e}") from None
+    if block["input"] not in INPUTS:
+        raise UserError(f"{where}: input must be one of {', '.join(INPUTS)}")
+    limits = {
+        "samples": 1,
+        "batch": 1,
+        "heap_iterations": 1,
+        "align_offset": 0,
+        "aad_bytes": 0,
+        "seed": 0,
+        "warmup_ms": 0,
+    }
+    for key, low in limits.items():
+        if block[key] < low:
+            raise UserError(f"{where}: '{key}' must be at least {low}")
+    if block["align_offset"] > 63:
+        raise UserError(f"{where}: 'align_offset' must be between 0 and 63")
+    if block["target_sample_ms"] <= 0:
+        raise UserError(f"{where}: 'target_sample_ms' must be positive")
+
+
+# ---- expansion -----------------------------------------------------------------------------------
+
+
+def apply_overrides(suite: Suite, o: Overrides) -> Suite:
+    blocks = []
+    for block in suite.blocks:
+        b = dict(block)
+        for key in ("providers", "algorithms", "operations", "sizes", "samples"):
+            value = getattr(o, key)
+            if value is not None:
+                b[key] = value
+        _check_values(b, "command line")
+        blocks.append(b)
+    timeout = o.timeout_s if o.timeout_s is not None else suite.timeout_s
+    if timeout <= 0:
+        raise UserError("--timeout must be positive")
+    return replace(suite, blocks=blocks, timeout_s=timeout)
+
+
+def expand(suite: Suite, caps: Capabilities) -> Plan:
+    """Every case of every block, supported ones only, duplicates removed, in a stable order."""
+    cases: dict[tuple, CaseSpec] = {}
+    skipped: dict[str, int] = {}
+    for block in suite.blocks:
+        targets = resolve_providers(block["providers"], caps)
+        algorithms = resolve_algorithms(block["algorithms"], caps)
+        settings = {k: block[k] for k in _MATRIX_KEYS if k not in _LIST_KEYS}
+        for alg_name in algorithms:
+            alg = caps.algorithms[alg_name]
+            wanted = block["operations"]
+            ops = [op for op in alg.operations if wanted is None or op in wanted]
+            for op in ops:
+                for size in block["sizes"]:
+                    if alg.size_problem(size):
+                        skipped["size"] = skipped.get("size", 0) + len(targets)
+                        continue
+                    for provider, variant in targets:
+                        if not caps.providers[provider].offers(alg_name, op):
+                            skipped["unsupported"] = skipped.get("unsupported", 0) + 1
+                            continue
+                        case = CaseSpec(provider, variant, op, alg_name, size, **settings)
+                        cases.setdefault(case.key(), case)
+    return Plan(suite.name, list(cases.values()), suite.timeout_s, skipped, suite.description)
+
+
+def resolve_providers(specs: list[str], caps: Capabilities) -> list[tuple[str, str]]:
+    """NAME, NAME/VARIANT, NAME/all, all, all/VARIANT, all/all -> [(provider, variant)]."""
+    out: list[tuple[str, str]] = []
+    for spec in specs:
+        name, _, variant = spec.partition("/")
+        variant = variant or "default"
+        if name == "all":
+            providers = list(caps.providers.values())
+            if variant not in ("all", "default"):
+                # all/soft: the providers that have such a variant; a name nobody has is a typo.
+                providers = [p for p in providers if variant in p.variant_names()]
+                if not providers:
+                    raise UserError(f"no provider has a variant '{variant}'")
+        else:
+            providers = [caps.provider(name)]
+        for p in providers:
+            if variant == "all":
+                chosen = p.variant_names()
+            elif variant in p.variant_names():
+                chosen = [variant]
+            else:
+                raise UserError(
+                    f"provider '{p.name}' has no variant '{variant}' "
+                    f"(it has: {', '.join(p.variant_names())})"
+                )
+            for v in chosen:
+                if (p.name, v) not in out:
+                    out.append((p.name, v))
+    return out
+
+
+def resolve_algorithms(names: list[str], caps: Capabilities) -> list[str]:
+    out: list[str] = []
+    for name in names:
+        for alg in caps.algorithms if name == "all" else [caps.algorithm(name).name]:
+            if alg not in out:
+                out.append(alg)
+    return out

@@ -1,0 +1,192 @@
+"""The report's figures, each returned as an inline SVG string (matplotlib, no display needed)."""
+
+import io
+import itertools
+import math
+from collections.abc import Sequence
+
+import matplotlib
+import numpy as np
+from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
+
+from cryptobench.analysis import CaseResult
+from cryptobench.units import format_size
+
+_figure_counter = itertools.count()
+
+matplotlib.rcParams.update(
+    {
+        "svg.fonttype": "none",  # text stays text: smaller files, selectable labels
+        "font.size": 9,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    }
+)
+
+
+def to_svg(fig: Figure) -> str:
+    # A salt per figure keeps the ids of clip paths and markers unique within one HTML page.
+    with matplotlib.rc_context({"svg.hashsalt": f"cryptobench-{next(_figure_counter)}"}):
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = buf.getvalue()
+    return text[text.index("<svg") :]
+
+
+def _size_axis(ax, sizes: Sequence[int]) -> None:
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sizes)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_size(int(v))))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    for label in ax.get_xticklabels():
+        label.set_rotation(45)
+        label.set_horizontalalignment("right")
+
+
+_LINESTYLES = ("--", ":", "-.")
+
+
+def _styles(labels: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """A colour per provider and a line style per variant, so a provider's variants match."""
+    colours = matplotlib.colormaps["tab10"].colors
+    providers: list[str] = []
+    for label in labels:
+        name = label.split("/")[0]
+        if name not in providers:
+            providers.append(name)
+    out = {}
+    variant_rank: dict[str, int] = {}
+    for label in labels:
+        name, _, variant = label.partition("/")
+        colour = colours[providers.index(name) % len(colours)]
+        if variant:
+            variant_rank[name] = variant_rank.get(name, -1) + 1
+            out[label] = (colour, _LINESTYLES[variant_rank[name] % len(_LINESTYLES)])
+        else:
+            out[label] = (colour, "-")
+    return out
+
+
+def throughput_vs_size(title: str, series: dict[str, list[CaseResult]]) -> str:
+    """One line per provider[/variant]: throughput (MB/s) against message size, log–log, with the
+    95% CI of the median as error bars."""
+    fig = Figure(figsize=(6.4, 3.4))
+    ax = fig.add_subplot()
+    sizes: set[int] = set()
+    styles = _styles(sorted(series))
+    for label, cases in sorted(series.items()):
+        points = [c for c in sorted(cases, key=lambda c: c.size) if c.bytes_per_s]
+        if not points:
+            continue
+        x = np.array([c.size for c in points], dtype=float)
+        y = np.array([c.bytes_per_s for c in points]) / 1e6
+        # Throughput is size / time, so the time CI [lo, hi] maps to [size/hi, size/lo].
+        lo = np.array([c.size / c.summary.ci_high * 1e3 for c in points])
+        hi = np.array([c.size / c.summary.ci_low * 1e3 for c in points])
+        colour, linestyle = styles[label]
+        ax.errorbar(
+            x,
+            y,
+            yerr=[np.maximum(y - lo, 0), np.maximum(hi - y, 0)],
+            marker="o",
+            markersize=3,
+            linewidth=1.2,
+            capsize=2,
+            label=label,
+            color=colour,
+            linestyle=linestyle,
+        )
+        sizes.update(int(s) for s in x)
+    ax.set_yscale("log")
+    if sizes:
+        _size_axis(ax, sorted(sizes))
+    ax.set_xlabel("message size")
+    ax.set_ylabel("throughput (MB/s)")
+    ax.set_title(title)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return to_svg(fig)
+
+
+def heatmap(
+    title: str,
+    rows: list[str],
+    cols: list[str],
+    values: dict[tuple[str, str], float],
+    unit: str,
+    annotate: dict[tuple[str, str], str] | None = None,
+    log: bool = True,
+    cmap: str = "viridis",
+) -> str:
+    """rows × cols cells coloured by value (log scale); cells without a value stay blank."""
+    grid = np.full((len(rows), len(cols)), np.nan)
+    for (r, c), v in values.items():
+        grid[rows.index(r), cols.index(c)] = v
+    fig = Figure(figsize=(max(4.5, 0.62 * len(cols) + 2.2), max(2.2, 0.34 * len(rows) + 1.6)))
+    ax = fig.add_subplot()
+    ax.grid(False)
+    finite = grid[np.isfinite(grid) & (grid > 0)] if log else grid[np.isfinite(grid)]
+    norm = None
+    if log and finite.size:
+        norm = LogNorm(vmin=finite.min(), vmax=max(finite.max(), finite.min() * 1.0001))
+    masked = np.ma.masked_invalid(np.where(grid > 0, grid, np.nan) if log else grid)
+    image = ax.imshow(masked, aspect="auto", cmap=cmap, norm=norm)
+    ax.set_xticks(range(len(cols)), cols, rotation=45, ha="right")
+    ax.set_yticks(range(len(rows)), rows)
+    for (r, c), text in (annotate or {}).items():
+        i, j = rows.index(r), cols.index(c)
+        v = grid[i, j]
+        dark = False
+        if norm is not None and math.isfinite(v) and v > 0:
+            red, green, blue, _ = image.cmap(norm(v))
+            dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
+        ax.text(
+            j, i, text, ha="center", va="center", fontsize=6.5, color="white" if dark else "black"
+        )
+    if finite.size:
+        fig.colorbar(image, ax=ax, label=unit, shrink=0.85)
+    ax.set_title(title)
+    return to_svg(fig)
+
+
+def box_plot(title: str, groups: dict[str, np.ndarray]) -> str:
+    """One box per provider[/variant] over its per-operation samples, each relative to its own
+    median, so that spread is comparable between fast and slow providers. The box spans the
+    quartiles, the line is the median (0), whiskers reach the furthest sample within 1.5 IQR,
+    dots are beyond."""
+    labels = [k for k, v in groups.items() if v.size]
+    data = [100 * (groups[k] / np.median(groups[k]) - 1) for k in labels]
+    fig = Figure(figsize=(max(3.6, 0.42 * len(labels) + 1.6), 3.0))
+    ax = fig.add_subplot()
+    ax.boxplot(data, tick_labels=labels, showfliers=True, flierprops={"markersize": 2})
+    ax.set_ylabel("deviation from the median (%)")
+    ax.set_title(title)
+    for label in ax.get_xticklabels():
+        label.set_rotation(45)
+        label.set_horizontalalignment("right")
+    return to_svg(fig)
+
+
+def variant_bars(title: str, groups: dict[str, dict[str, float]]) -> str:
+    """Grouped bars: for each provider·algorithm, throughput of each variant (MB/s, log axis)."""
+    names = list(groups)
+    variants: list[str] = []
+    for bars in groups.values():
+        variants += [v for v in bars if v not in variants]
+    fig = Figure(figsize=(max(4.5, 0.5 * len(names) * max(1, len(variants)) / 2 + 2), 3.4))
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(variants))
+    for k, variant in enumerate(variants):
+        xs = [i + (k - (len(variants) - 1) / 2) * width for i in range(len(names))]
+        ys = [groups[n].get(variant, np.nan) / 1e6 for n in names]
+        ax.bar(xs, ys, width=width, label=variant)
+    ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
+    ax.set_yscale("log")
+    ax.set_ylabel("throughput (MB/s)")
+    ax.set_title(title)
+    ax.legend(fontsize=7, frameon=False)
+    return to_svg(fig)

@@ -1,0 +1,487 @@
+"""The results store: one SQLite file with runs, machine records, cases, raw samples and failures.
+
+The schema is versioned with SQLite's `user_version`; MIGRATIONS[i] takes a database from
+version i to i + 1, so a file written by any earlier cryptobench opens and is upgraded in place.
+A file from a newer cryptobench is refused rather than guessed at.
+
+A run's cases are all written, as `pending`, when the run is planned. Each case is then completed
+in one transaction (its row, its samples, its failure record), so a run killed at any moment leaves
+a consistent database: complete cases and pending ones, which `run --resume` measures.
+"""
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cryptobench.errors import UserError
+from cryptobench.plan import CaseSpec
+
+MIGRATIONS: list[str] = [
+    # 0 -> 1: the first schema.
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        status TEXT NOT NULL,              -- running, complete, interrupted
+        suite TEXT NOT NULL,
+        settings TEXT NOT NULL,            -- JSON: timeout, skipped combinations, ...
+        argv TEXT NOT NULL,                -- JSON: the command line
+        cryptobench_version TEXT NOT NULL,
+        runner TEXT NOT NULL,
+        runner_version TEXT NOT NULL,
+        runner_path TEXT NOT NULL,
+        pid INTEGER                        -- of the cryptobench process measuring the run
+    );
+    CREATE TABLE machine (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        hostname TEXT,
+        cpu_model TEXT,
+        cores INTEGER,
+        kernel TEXT,
+        os TEXT,
+        compiler TEXT,
+        tsc_hz REAL,
+        tsc_invariant INTEGER,
+        governor TEXT,
+        cpu_flags TEXT,                    -- JSON array
+        record TEXT NOT NULL               -- JSON: the runner's whole machine record
+    );
+    CREATE TABLE libraries (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        provider TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        version TEXT NOT NULL,
+        description TEXT NOT NULL,         -- of the variant
+        code_path TEXT NOT NULL,           -- JSON: what the library reports about its code path
+        PRIMARY KEY (run_id, provider, variant)
+    );
+    CREATE TABLE cases (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,              -- order in the plan
+        provider TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        algorithm TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        input TEXT NOT NULL,
+        align_offset INTEGER NOT NULL,
+        aad_bytes INTEGER NOT NULL,
+        spec TEXT NOT NULL,                -- JSON: the whole case specification
+        status TEXT NOT NULL,              -- pending, ok, failed, unsupported
+        reason TEXT NOT NULL DEFAULT '',
+        gate TEXT,                         -- JSON: kat, roundtrip, agreement
+        iterations INTEGER,
+        calibration_ns INTEGER,
+        heap_allocs_per_op REAL,
+        heap_frees_per_op REAL,
+        heap_bytes_per_op REAL,
+        heap_peak_live_bytes INTEGER,
+        heap_prepare_allocs INTEGER,
+        heap_prepare_bytes INTEGER,
+        max_rss_kb INTEGER,
+        runner_summary TEXT,               -- JSON: the runner's own summary, for cross-checks
+        completed_at TEXT,
+        UNIQUE (run_id, provider, variant, operation, algorithm, size, input, align_offset,
+                aad_bytes)
+    );
+    CREATE INDEX cases_by_run ON cases(run_id, seq);
+    CREATE TABLE samples (
+        case_id INTEGER NOT NULL REFERENCES cases(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        iterations INTEGER NOT NULL,
+        ns INTEGER NOT NULL,               -- CLOCK_MONOTONIC for the whole sample
+        ticks INTEGER NOT NULL,            -- TSC ticks for the whole sample
+        PRIMARY KEY (case_id, idx)
+    ) WITHOUT ROWID;
+    CREATE TABLE failures (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        case_id INTEGER REFERENCES cases(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,                -- gate, library, crash, timeout, protocol, start
+        message TEXT NOT NULL,
+        detail TEXT NOT NULL DEFAULT '',   -- e.g. the end of the runner's stderr
+        at TEXT NOT NULL
+    );
+    """,
+    # 1 -> 2: a free-text note per run (`run --note`), shown by `runs` and in reports.
+    """
+    ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT '';
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+CASE_KEY = (
+    "provider",
+    "variant",
+    "operation",
+    "algorithm",
+    "size",
+    "input",
+    "align_offset",
+    "aad_bytes",
+)
+
+
+def default_path() -> Path:
+    if os.environ.get("CRYPTOBENCH_DB"):
+        return Path(os.environ["CRYPTOBENCH_DB"])
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "cryptobench" / "results.db"
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class RunInfo:
+    id: int
+    started_at: str
+    finished_at: str | None
+    status: str
+    suite: str
+    note: str
+    settings: dict[str, Any]
+    cryptobench_version: str
+    runner: str
+    runner_version: str
+    runner_path: str
+    pid: int | None
+    hostname: str
+    counts: dict[str, int]  # status -> cases
+
+
+class Store:
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self.conn, self.path = conn, path
+
+    # ---- opening and migrating ---------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path | None = None, create: bool = True) -> "Store":
+        path = Path(path) if path else default_path()
+        if not path.exists():
+            if not create:
+                raise UserError(f"no results database at {path} (run `cryptobench run` first)")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise UserError(f"cannot create {path.parent}: {e.strerror}") from None
+        elif path.is_dir():
+            raise UserError(f"database {path}: is a directory")
+        try:
+            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA foreign_keys = ON")
+            # A commit per case must not stall measuring; NORMAL stays consistent after a crash
+            # of this process (only a power cut can lose the last commits).
+            conn.execute("PRAGMA synchronous = NORMAL")
+            store = cls(conn, path)
+            store.migrate()
+        except sqlite3.DatabaseError as e:
+            raise UserError(f"database {path}: {e} (not a cryptobench results file?)") from None
+        return store
+
+    def migrate(self) -> None:
+        version = self.schema_version()
+        if version > SCHEMA_VERSION:
+            raise UserError(
+                f"database {self.path} has schema version {version}; this cryptobench knows "
+                f"versions up to {SCHEMA_VERSION} (upgrade cryptobench)"
+            )
+        if version > 0 and not self._has_table("runs"):
+            raise UserError(f"database {self.path} is not a cryptobench results file")
+        if version == 0 and self._tables():
+            raise UserError(f"database {self.path} is an SQLite file of something else")
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            # One transaction per step: the schema change and its version number land together.
+            try:
+                self.conn.executescript(
+                    f"BEGIN;\n{MIGRATIONS[target - 1]}\nPRAGMA user_version = {target};\nCOMMIT;"
+                )
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+
+    def schema_version(self) -> int:
+        return self.conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def _tables(self) -> list[str]:
+        rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return [r[0] for r in rows]
+
+    def _has_table(self, name: str) -> bool:
+        return name in self._tables()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        # executescript() commits on its own; everything else goes through BEGIN/COMMIT here.
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+        else:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # ---- writing a run ---------------------------------------------------------------------------
+
+    def create_run(
+        self,
+        suite: str,
+        settings: dict[str, Any],
+        argv: list[str],
+        versions: dict[str, str],
+        machine: dict[str, Any],
+        libraries: Iterable[dict[str, Any]],
+        cases: list[CaseSpec],
+        note: str = "",
+    ) -> int:
+        """The run, its machine record and every planned case (pending), in one transaction."""
+        with self.transaction():
+            cur = self.conn.execute(
+                "INSERT INTO runs (started_at, status, suite, settings, argv, cryptobench_version,"
+                " runner, runner_version, runner_path, pid, note)"
+                " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    now(),
+                    suite,
+                    json.dumps(settings),
+                    json.dumps(argv),
+                    versions["cryptobench"],
+                    versions["runner"],
+                    versions["runner_version"],
+                    versions["runner_path"],
+                    os.getpid(),
+                    note,
+                ),
+            )
+            run_id = cur.lastrowid
+            assert run_id is not None
+            self.conn.execute(
+                "INSERT INTO machine (run_id, hostname, cpu_model, cores, kernel, os, compiler,"
+                " tsc_hz, tsc_invariant, governor, cpu_flags, record)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    machine.get("hostname"),
+                    machine.get("cpu_model"),
+                    machine.get("cores"),
+                    machine.get("kernel"),
+                    machine.get("os"),
+                    machine.get("compiler"),
+                    machine.get("tsc_hz"),
+                    machine.get("tsc_invariant"),
+                    machine.get("governor"),
+                    json.dumps(machine.get("cpu_flags", [])),
+                    json.dumps(machine),
+                ),
+            )
+            self.conn.executemany(
+                "INSERT INTO libraries (run_id, provider, variant, version, description,"
+                " code_path) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        run_id,
+                        lib["provider"],
+                        lib["variant"],
+                        lib.get("version", ""),
+                        lib.get("description", ""),
+                        json.dumps(lib.get("code_path", {})),
+                    )
+                    for lib in libraries
+                ],
+            )
+            self.conn.executemany(
+                "INSERT INTO cases (run_id, seq, provider, variant, operation, algorithm, size,"
+                " input, align_offset, aad_bytes, spec, status)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
+                [(run_id, seq, *c.key(), json.dumps(_spec_dict(c))) for seq, c in enumerate(cases)],
+            )
+        return run_id
+
+    def pending_cases(self, run_id: int) -> list[tuple[int, CaseSpec]]:
+        rows = self.conn.execute(
+            "SELECT id, spec FROM cases WHERE run_id = ? AND status = 'pending' ORDER BY seq",
+            (run_id,),
+        )
+        return [(r["id"], CaseSpec(**json.loads(r["spec"]))) for r in rows]
+
+    def complete_case(self, outcome: Any) -> None:
+        """Stores a runner.Outcome: the case row, its samples and any failure, atomically."""
+        heap = outcome.heap or {}
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE cases SET status = ?, reason = ?, gate = ?, iterations = ?,"
+                " calibration_ns = ?, heap_allocs_per_op = ?, heap_frees_per_op = ?,"
+                " heap_bytes_per_op = ?, heap_peak_live_bytes = ?, heap_prepare_allocs = ?,"
+                " heap_prepare_bytes = ?, max_rss_kb = ?, runner_summary = ?, completed_at = ?"
+                " WHERE id = ?",
+                (
+                    outcome.status,
+                    outcome.reason,
+                    json.dumps(outcome.gate),
+                    outcome.iterations,
+                    outcome.calibration_ns,
+                    heap.get("allocs_per_op"),
+                    heap.get("frees_per_op"),
+                    heap.get("bytes_per_op"),
+                    heap.get("peak_live_bytes"),
+                    heap.get("prepare_allocs"),
+                    heap.get("prepare_bytes"),
+                    outcome.max_rss_kb,
+                    json.dumps(outcome.runner_summary) if outcome.runner_summary else None,
+                    now(),
+                    outcome.case_id,
+                ),
+            )
+            self.conn.execute("DELETE FROM samples WHERE case_id = ?", (outcome.case_id,))
+            self.conn.executemany(
+                "INSERT INTO samples (case_id, idx, iterations, ns, ticks) VALUES (?, ?, ?, ?, ?)",
+                [(outcome.case_id, i, *s) for i, s in enumerate(outcome.samples)],
+            )
+            if outcome.failure:
+                self.add_failure(
+                    self._run_of(outcome.case_id),
+                    outcome.case_id,
+                    outcome.failure,
+                    outcome.reason,
+                    outcome.detail,
+                )
+
+    def add_failure(
+        self, run_id: int, case_id: int | None, kind: str, message: str, detail: str = ""
+    ) -> None:
+        self.conn.execute(
+            "INSERT INTO failures (run_id, case_id, kind, message, detail, at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, case_id, kind, message, detail, now()),
+        )
+
+    def _run_of(self, case_id: int) -> int:
+        return self.conn.execute("SELECT run_id FROM cases WHERE id = ?", (case_id,)).fetchone()[0]
+
+    def set_status(self, run_id: int, status: str) -> None:
+        finished = now() if status != "running" else None
+        pid = os.getpid() if status == "running" else None
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, pid = ? WHERE id = ?",
+                (status, finished, pid, run_id),
+            )
+
+    # ---- reading ---------------------------------------------------------------------------------
+
+    def runs(self) -> list[RunInfo]:
+        ids = [r[0] for r in self.conn.execute("SELECT id FROM runs ORDER BY id")]
+        return [self.run(i) for i in ids]
+
+    def resolve_run(self, ref: str | int | None) -> int:
+        """A run id, or 'latest' / None for the newest run."""
+        if ref is None or ref == "latest":
+            row = self.conn.execute("SELECT MAX(id) FROM runs").fetchone()
+            if row[0] is None:
+                raise UserError(f"no runs stored in {self.path} yet (try `cryptobench run`)")
+            return row[0]
+        try:
+            run_id = int(ref)
+        except (TypeError, ValueError):
+            raise UserError(f"run '{ref}': expected a run number or 'latest'") from None
+        if not self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
+            raise UserError(f"no run {run_id} in {self.path} (see `cryptobench runs`)")
+        return run_id
+
+    def run(self, run_id: int) -> RunInfo:
+        r = self.conn.execute(
+            "SELECT runs.*, machine.hostname FROM runs"
+            " LEFT JOIN machine ON machine.run_id = runs.id WHERE runs.id = ?",
+            (run_id,),
+        ).fetchone()
+        if r is None:
+            raise UserError(f"no run {run_id} in {self.path}")
+        counts = {
+            row[0]: row[1]
+            for row in self.conn.execute(
+                "SELECT status, COUNT(*) FROM cases WHERE run_id = ? GROUP BY status", (run_id,)
+            )
+        }
+        return RunInfo(
+            id=r["id"],
+            started_at=r["started_at"],
+            finished_at=r["finished_at"],
+            status=r["status"],
+            suite=r["suite"],
+            note=r["note"],
+            settings=json.loads(r["settings"]),
+            cryptobench_version=r["cryptobench_version"],
+            runner=r["runner"],
+            runner_version=r["runner_version"],
+            runner_path=r["runner_path"],
+            pid=r["pid"],
+            hostname=r["hostname"] or "",
+            counts=counts,
+        )
+
+    def machine(self, run_id: int) -> dict[str, Any]:
+        row = self.conn.execute("SELECT record FROM machine WHERE run_id = ?", (run_id,)).fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def libraries(self, run_id: int) -> list[dict[str, Any]]:
+        rows = self.conn.execute(
+            "SELECT provider, variant, version, description, code_path FROM libraries"
+            " WHERE run_id = ? ORDER BY provider, variant",
+            (run_id,),
+        )
+        return [{**dict(r), "code_path": json.loads(r["code_path"])} for r in rows]
+
+    def cases(self, run_id: int) -> list[dict[str, Any]]:
+        """Every case of the run with its raw samples, in plan order."""
+        rows = self.conn.execute("SELECT * FROM cases WHERE run_id = ? ORDER BY seq", (run_id,))
+        cases = []
+        for r in rows:
+            d = dict(r)
+            for key in ("gate", "runner_summary", "spec"):
+                d[key] = json.loads(d[key]) if d[key] else None
+            cases.append(d)
+        samples: dict[int, list[tuple[int, int, int]]] = {}
+        for s in self.conn.execute(
+            "SELECT samples.case_id, samples.iterations, samples.ns, samples.ticks FROM samples"
+            " JOIN cases ON cases.id = samples.case_id WHERE cases.run_id = ?"
+            " ORDER BY samples.case_id, idx",
+            (run_id,),
+        ):
+            samples.setdefault(s[0], []).append((s[1], s[2], s[3]))
+        for c in cases:
+            c["samples"] = samples.get(c["id"], [])
+        return cases
+
+    def failures(self, run_id: int) -> list[dict[str, Any]]:
+        rows = self.conn.execute(
+            "SELECT failures.*, cases.provider, cases.variant, cases.operation, cases.algorithm,"
+            " cases.size FROM failures LEFT JOIN cases ON cases.id = failures.case_id"
+            " WHERE failures.run_id = ? ORDER BY failures.id",
+            (run_id,),
+        )
+        return [dict(r) for r in rows]
+
+
+def _spec_dict(case: CaseSpec) -> dict[str, Any]:
+    return {f: getattr(case, f) for f in CaseSpec.__dataclass_fields__}

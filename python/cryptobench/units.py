@@ -1,0 +1,75 @@
+"""Parsing and formatting of sizes, durations and rates, shared by the CLI, tables and reports."""
+
+import math
+import re
+
+from cryptobench.errors import UserError
+
+_SIZE_RE = re.compile(r"^\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*$")
+_SIZE_FACTORS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_size(text: str | int) -> int:
+    """'16', '4K', '4KiB', '1M', '1MiB' -> bytes. Suffixes are binary (K = 1024)."""
+    if isinstance(text, bool):
+        raise UserError(f"size {text!r}: not a number of bytes")
+    if isinstance(text, int):
+        if text < 0:
+            raise UserError(f"size {text}: must not be negative")
+        return text
+    m = _SIZE_RE.match(str(text))
+    if not m:
+        raise UserError(f"size {text!r}: expected bytes such as 16, 4K, 64KiB or 1MiB")
+    return int(m.group(1)) * _SIZE_FACTORS[m.group(2).lower()]
+
+
+def parse_sizes(text: str) -> list[int]:
+    sizes = [parse_size(part) for part in text.split(",") if part.strip()]
+    if not sizes:
+        raise UserError("-s/--sizes: give at least one size")
+    return sorted(set(sizes))
+
+
+def format_size(n: int) -> str:
+    """Exact, short: 16 B, 4 KiB, 1 MiB, 1000 B."""
+    for unit, factor in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor} {unit}"
+    return f"{n} B"
+
+
+def format_ns(ns: float | None) -> str:
+    if ns is None or math.isnan(ns):
+        return "-"
+    for unit, factor in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= factor:
+            return f"{ns / factor:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def format_rate(bytes_per_s: float | None) -> str:
+    """Decimal units (MB/s = 10^6 bytes/s), the convention of throughput tables."""
+    if bytes_per_s is None or math.isnan(bytes_per_s):
+        return "-"
+    for unit, factor in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if bytes_per_s >= factor:
+            return f"{bytes_per_s / factor:.3g} {unit}"
+    return f"{bytes_per_s:.3g} B/s"
+
+
+def format_duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    if h:
+        return f"{h}h{m:02d}m"
+    if m:
+        return f"{m}m{s:02d}s"
+    return f"{s}s"
+
+
+def compact(v: float) -> str:
+    """Three significant digits without exponents for table cells: 2203, 47.2, 0.513."""
+    if v is None or math.isnan(v):
+        return "-"
+    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3g}"

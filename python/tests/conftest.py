@@ -1,0 +1,183 @@
+"""Shared fixtures. Tests never touch the user's results database: every test gets its own."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cryptobench import runner
+from cryptobench.capabilities import Capabilities
+from cryptobench.errors import UserError
+from cryptobench.plan import CaseSpec
+from cryptobench.runner import Outcome
+from cryptobench.store import Store
+
+
+@pytest.fixture(autouse=True)
+def private_data_dirs(tmp_path, monkeypatch):
+    monkeypatch.setenv("CRYPTOBENCH_DB", str(tmp_path / "default-results.db"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("CRYPTOBENCH_TEST_PROVIDERS", raising=False)
+
+
+@pytest.fixture(scope="session")
+def native_runner() -> Path:
+    """The runner the CLI would use; tests that need it are skipped only when it is absent."""
+    try:
+        return runner.find_runner()
+    except UserError as e:
+        pytest.skip(f"native runner not built ({e})")
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 240):
+    """`cryptobench ARGS` as a separate process, the way a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "cryptobench", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+# ---- synthetic data for tests of planning, storing and presenting --------------------------------
+
+
+def capabilities_message() -> dict:
+    """A capabilities message shaped like the runner's, with two providers."""
+    alg = {
+        "aes-256-gcm": ("aead", ["encrypt", "decrypt"], 1, 0),
+        "aes-256-cbc": ("cipher", ["encrypt", "decrypt"], 16, 1),
+        "sha256": ("hash", ["hash"], 1, 0),
+        "hmac-sha256": ("mac", ["mac"], 1, 0),
+    }
+    return {
+        "type": "capabilities",
+        "schema": 1,
+        "runner": "cryptobench-native",
+        "runner_version": "0.1.0",
+        "machine": {"cpu_model": "Test CPU", "cores": 2, "tsc_hz": 2.0e9, "hostname": "h"},
+        "algorithms": [
+            {"name": n, "kind": k, "operations": ops, "block_bytes": b, "min_size": m}
+            for n, (k, ops, b, m) in alg.items()
+        ],
+        "providers": [
+            {
+                "name": "alpha",
+                "version": "alpha 1.0",
+                "variant": "default",
+                "variants": [{"name": "default"}, {"name": "soft"}],
+                "algorithms": [
+                    {"name": "aes-256-gcm", "operations": ["encrypt", "decrypt"]},
+                    {"name": "aes-256-cbc", "operations": ["encrypt", "decrypt"]},
+                    {"name": "sha256", "operations": ["hash"]},
+                ],
+                "code_path": {"aesni": "yes"},
+            },
+            {
+                "name": "beta",
+                "version": "beta 2.0",
+                "variant": "default",
+                "variants": [{"name": "default"}],
+                "algorithms": [
+                    {"name": "sha256", "operations": ["hash"]},
+                    {"name": "hmac-sha256", "operations": ["mac"]},
+                ],
+                "code_path": {},
+            },
+        ],
+    }
+
+
+@pytest.fixture
+def caps() -> Capabilities:
+    return Capabilities.from_message(capabilities_message())
+
+
+def synthetic_samples(median_ns: float, n: int, rng: np.random.Generator, spread=0.02):
+    """n samples of 1000 operations whose per-operation time scatters around median_ns."""
+    out = []
+    for _ in range(n):
+        per_op = median_ns * (1 + rng.normal(0, spread))
+        out.append((1000, round(per_op * 1000), round(per_op * 1000 * 2)))  # TSC at 2 GHz
+    return out
+
+
+def store_run(
+    path: Path,
+    timings: dict[tuple[str, str, str, str, int], float],
+    n: int = 11,
+    seed: int = 7,
+    failed: dict[tuple[str, str, str, str, int], str] | None = None,
+    spread: float = 0.02,
+) -> tuple[Store, int]:
+    """A stored run whose cases (provider, variant, operation, algorithm, size) took the given
+    median ns per operation; `failed` cases carry a reason instead."""
+    rng = np.random.default_rng(seed)
+    failed = failed or {}
+    keys = list(timings) + list(failed)
+    cases = [CaseSpec(p, v, op, alg, size, samples=n) for p, v, op, alg, size in keys]
+    store = Store.open(path)
+    libraries = sorted({(c.provider, c.variant) for c in cases})
+    run_id = store.create_run(
+        suite="synthetic",
+        settings={"timeout_s": 60},
+        argv=["cryptobench", "run"],
+        versions={
+            "cryptobench": "test",
+            "runner": "cryptobench-native",
+            "runner_version": "0.1.0",
+            "runner_path": "/nowhere",
+        },
+        machine={
+            "cpu_model": "Test CPU",
+            "cores": 2,
+            "tsc_hz": 2.0e9,
+            "hostname": "h",
+            "cpu_flags": ["aes", "avx2"],
+        },
+        libraries=[{"provider": p, "variant": v, "version": f"{p} 1.0"} for p, v in libraries],
+        cases=cases,
+    )
+    for case_id, case in store.pending_cases(run_id):
+        key = (case.provider, case.variant, case.operation, case.algorithm, case.size)
+        if key in failed:
+            outcome = Outcome(case_id, case, "failed", failed[key], failure="gate")
+        else:
+            outcome = Outcome(
+                case_id,
+                case,
+                "ok",
+                gate={"kat": "passed 2 vectors", "roundtrip": "passed", "agreement": ""},
+                iterations=1000,
+                samples=synthetic_samples(timings[key], n, rng, spread),
+                heap={
+                    "allocs_per_op": 1.0,
+                    "frees_per_op": 1.0,
+                    "bytes_per_op": 64.0,
+                    "peak_live_bytes": 64,
+                    "prepare_allocs": 3,
+                    "prepare_bytes": 512,
+                },
+                max_rss_kb=9000,
+            )
+        store.complete_case(outcome)
+    store.set_status(run_id, "complete")
+    return store, run_id
+
+
+def sweep(
+    provider: str,
+    variant: str,
+    operation: str,
+    algorithm: str,
+    overhead: float,
+    per_byte: float,
+    sizes=(16, 256, 4096, 65536),
+) -> dict:
+    """Timings of a size sweep that follows t(n) = overhead + per_byte · n exactly."""
+    return {(provider, variant, operation, algorithm, n): overhead + per_byte * n for n in sizes}

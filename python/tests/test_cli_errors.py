@@ -1,0 +1,97 @@
+"""User mistakes end as one line `cryptobench: error: ...` and a non-zero exit, no traceback."""
+
+import pytest
+from conftest import run_cli, store_run
+
+from cryptobench.cli import main
+
+
+def error_of(capsys, *argv: str) -> str:
+    try:
+        status = main(list(argv))
+    except SystemExit as e:
+        status = e.code
+    err = capsys.readouterr().err
+    assert status not in (0, None), f"exit status {status} for {argv}"
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("cryptobench: error: ")
+    return lines[0]
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "r.db"
+    store_run(path, {("alpha", "default", "hash", "sha256", 64): 100.0})
+    return str(path)
+
+
+def test_bad_arguments(capsys):
+    assert "required: COMMAND" in error_of(capsys)
+    assert "invalid choice: 'frobnicate'" in error_of(capsys, "frobnicate")
+    assert "'0' is not a positive integer" in error_of(capsys, "run", "--samples", "0")
+    assert "invalid choice: 'xml'" in error_of(capsys, "export", "--format", "xml")
+    assert "unrecognized arguments: --fast" in error_of(capsys, "runs", "--fast")
+    assert "size '12X'" in error_of(capsys, "run", "-s", "12X")
+    assert "not allowed with argument --cpu" in error_of(capsys, "run", "--cpu", "1", "--no-pin")
+
+
+def test_malformed_and_missing_suites(capsys, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('algorithms = ["sha256"\nsizes = [64]\n')
+    assert "invalid TOML" in error_of(capsys, "run", "--suite", str(bad))
+    typo = tmp_path / "typo.toml"
+    typo.write_text('algorithms = ["sha256"]\nsizes = [64]\nsampels = 3\n')
+    assert "unknown key 'sampels'" in error_of(capsys, "run", "--suite", str(typo))
+    assert "unknown suite 'fastest'" in error_of(capsys, "run", "--suite", "fastest")
+    assert "cannot read" in error_of(capsys, "run", "--suite", str(tmp_path / "none.toml"))
+
+
+def test_damaged_or_foreign_database_files(capsys, tmp_path):
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(bytes(range(256)) * 64)
+    assert "garbage.db" in error_of(capsys, "runs", "--db", str(garbage))
+    assert "garbage.db" in error_of(capsys, "show", "--db", str(garbage))
+    assert "no results database" in error_of(capsys, "runs", "--db", str(tmp_path / "none.db"))
+    assert "is a directory" in error_of(capsys, "runs", "--db", str(tmp_path))
+
+
+def test_unknown_runs(capsys, db):
+    assert "no run 42" in error_of(capsys, "show", "42", "--db", db)
+    assert "no run 9" in error_of(capsys, "compare", "1", "9", "--db", db)
+    assert "expected a run number" in error_of(capsys, "report", "last-week", "--db", db)
+    assert "already complete" in error_of(capsys, "run", "--resume", "1", "--db", db)
+    assert "drop --suite" in error_of(
+        capsys, "run", "--resume", "1", "--suite", "quick", "--db", db
+    )
+
+
+def test_unwritable_output(capsys, db, tmp_path):
+    target = tmp_path / "missing-dir" / "report.html"
+    assert "cannot write" in error_of(capsys, "report", "--db", db, "-o", str(target))
+    assert not target.parent.exists()
+    assert "--size 77" in error_of(
+        capsys, "report", "--db", db, "--size", "77", "-o", str(tmp_path / "r.html")
+    )
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_missing_runner(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("CRYPTOBENCH_NATIVE", str(tmp_path / "nope"))
+    assert "CRYPTOBENCH_NATIVE" in error_of(capsys, "list")
+
+
+def test_as_a_real_process(tmp_path):
+    garbage = tmp_path / "garbage.db"
+    garbage.write_text("hello\n" * 1000)
+    for args in (
+        ["runs", "--db", str(garbage)],
+        ["export", "--format", "yaml"],
+        ["run", "-s", "x"],
+    ):
+        done = run_cli(*args)
+        assert done.returncode != 0
+        assert "Traceback" not in done.stderr
+        assert done.stderr.startswith("cryptobench: error: ")
+        assert len(done.stderr.strip().splitlines()) == 1

@@ -1,0 +1,96 @@
+"""Each export format, from a stored run."""
+
+import csv
+import io
+import json
+
+import pytest
+from conftest import store_run, sweep
+
+from cryptobench import analysis
+from cryptobench.export import FORMATS
+
+# The fields issue #3 promises in every JSON result.
+PROMISED = (
+    "provider",
+    "variant",
+    "operation",
+    "algorithm",
+    "size",
+    "status",
+    "reason",
+    "median_ns",
+    "bytes_per_s",
+    "ops_per_s",
+    "ci_low_ns",
+    "ci_high_ns",
+    "heap_bytes_per_op",
+    "heap_allocs_per_op",
+)
+
+
+@pytest.fixture
+def results(tmp_path):
+    timings = sweep("alpha", "default", "hash", "sha256", 100, 0.5)
+    timings[("beta", "default", "hash", "sha256", 1024)] = 700.0
+    failed = {("beta", "default", "hash", "sha256", 64): "known-answer test failed"}
+    db, run_id = store_run(tmp_path / "r.db", timings, failed=failed)
+    return analysis.load(db, run_id)
+
+
+def test_json_export(results):
+    doc = json.loads(FORMATS["json"](results, False))
+    assert doc["format"] == "cryptobench-results" and doc["format_version"] == 1
+    assert doc["run"]["id"] == results.run.id
+    assert doc["machine"]["cpu_model"] == "Test CPU"
+    assert {lib["provider"] for lib in doc["libraries"]} == {"alpha", "beta"}
+    assert len(doc["results"]) == 6
+    for row in doc["results"]:
+        assert all(field in row for field in PROMISED)
+    ok = next(r for r in doc["results"] if r["provider"] == "alpha" and r["size"] == 4096)
+    assert ok["status"] == "ok"
+    assert ok["ci_low_ns"] <= ok["median_ns"] <= ok["ci_high_ns"]
+    assert ok["bytes_per_s"] == pytest.approx(4096 / ok["median_ns"] * 1e9)
+    assert ok["heap_bytes_per_op"] == 64.0
+    bad = next(r for r in doc["results"] if r["status"] == "failed")
+    assert bad["reason"] == "known-answer test failed"
+    assert bad["median_ns"] is None and bad["bytes_per_s"] is None
+    [fit] = doc["fits"]
+    assert fit["overhead_ns"] == pytest.approx(100, rel=0.2)
+    assert fit["ns_per_byte"] == pytest.approx(0.5, rel=0.05)
+    assert fit["cycles_per_byte"] == pytest.approx(fit["ns_per_byte"] * 2.0, rel=1e-9)
+    assert doc["failures"][0]["kind"] == "gate"
+
+
+def test_json_export_with_raw_samples(results):
+    doc = json.loads(FORMATS["json"](results, True))
+    ok = next(r for r in doc["results"] if r["status"] == "ok")
+    assert len(ok["raw_samples"]) == ok["n_samples"] == 11
+    assert set(ok["raw_samples"][0]) == {"iterations", "ns", "ticks"}
+
+
+def test_csv_export(results):
+    rows = list(csv.DictReader(io.StringIO(FORMATS["csv"](results, False))))
+    assert len(rows) == 6
+    assert all(field in rows[0] for field in PROMISED)
+    bad = next(r for r in rows if r["status"] == "failed")
+    assert bad["median_ns"] == "" and bad["unstable"] == ""
+    ok = next(r for r in rows if r["status"] == "ok")
+    assert float(ok["median_ns"]) > 0 and ok["unstable"] in ("true", "false")
+
+
+def test_markdown_export(results):
+    text = FORMATS["md"](results, False)
+    assert text.startswith(f"# cryptobench run {results.run.id}")
+    assert "| provider | variant | algorithm |" in text
+    assert "known-answer test failed" in text
+    assert "## Per-call overhead and per-byte cost" in text
+    # One table row per case.
+    assert (
+        sum(
+            1
+            for line in text.splitlines()
+            if line.startswith("| alpha") or line.startswith("| beta")
+        )
+        >= 6
+    )

@@ -1,0 +1,135 @@
+"""The results store: schema, migrations, atomic cases, and refusing files it cannot trust."""
+
+import sqlite3
+
+import pytest
+from conftest import store_run
+
+from cryptobench import store
+from cryptobench.errors import UserError
+from cryptobench.plan import CaseSpec
+from cryptobench.runner import Outcome
+
+
+def test_a_new_database_has_the_current_schema(tmp_path):
+    db = store.Store.open(tmp_path / "new" / "results.db")
+    assert db.schema_version() == store.SCHEMA_VERSION
+    tables = set(db._tables())
+    assert {"runs", "machine", "libraries", "cases", "samples", "failures"} <= tables
+
+
+def test_default_location_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.delenv("CRYPTOBENCH_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert store.default_path() == tmp_path / "data" / "cryptobench" / "results.db"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert store.default_path() == tmp_path / "home" / ".local/share/cryptobench/results.db"
+    monkeypatch.setenv("CRYPTOBENCH_DB", str(tmp_path / "x.db"))
+    assert store.default_path() == tmp_path / "x.db"
+
+
+def test_an_old_database_is_migrated_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "v1.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(store.MIGRATIONS[0])
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute(
+        "INSERT INTO runs (started_at, status, suite, settings, argv, cryptobench_version,"
+        " runner, runner_version, runner_path) VALUES ('2024-01-01T00:00:00+00:00', 'complete',"
+        " 'quick', '{}', '[]', '0.0.1', 'cryptobench-native', '0.1.0', '/x')"
+    )
+    conn.commit()
+    conn.close()
+
+    db = store.Store.open(path)
+    assert db.schema_version() == store.SCHEMA_VERSION
+    [run] = db.runs()
+    assert (run.suite, run.status, run.note) == ("quick", "complete", "")
+
+
+def test_a_database_from_a_newer_cryptobench_is_refused(tmp_path):
+    path = tmp_path / "future.db"
+    store.Store.open(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {store.SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(UserError, match="upgrade cryptobench"):
+        store.Store.open(path)
+
+
+def test_files_that_are_not_results_databases_are_refused(tmp_path):
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"this is not SQLite at all" * 100)
+    with pytest.raises(UserError, match=r"garbage\.db"):
+        store.Store.open(garbage)
+
+    foreign = tmp_path / "foreign.db"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE people (name TEXT)")
+    conn.close()
+    with pytest.raises(UserError, match="something else"):
+        store.Store.open(foreign)
+
+    with pytest.raises(UserError, match="no results database"):
+        store.Store.open(tmp_path / "absent.db", create=False)
+
+
+def test_cases_start_pending_and_complete_one_at_a_time(tmp_path):
+    db, run_id = store_run(tmp_path / "r.db", {("alpha", "default", "hash", "sha256", 64): 100.0})
+    cases = [CaseSpec("alpha", "default", "hash", "sha256", n) for n in (16, 32, 48)]
+    run_id = db.create_run(
+        "t",
+        {},
+        [],
+        {"cryptobench": "t", "runner": "r", "runner_version": "1", "runner_path": "/r"},
+        {},
+        [],
+        cases,
+    )
+    pending = db.pending_cases(run_id)
+    assert [c.size for _, c in pending] == [16, 32, 48]
+
+    case_id, case = pending[1]
+    db.complete_case(Outcome(case_id, case, "ok", samples=[(10, 1000, 2000), (10, 1100, 2200)]))
+    db.complete_case(
+        Outcome(
+            pending[2][0], pending[2][1], "failed", "crashed", failure="crash", detail="stderr tail"
+        )
+    )
+    assert [c.size for _, c in db.pending_cases(run_id)] == [16]
+    assert db.run(run_id).counts == {"pending": 1, "ok": 1, "failed": 1}
+    stored = {c["size"]: c for c in db.cases(run_id)}
+    assert stored[32]["samples"] == [(10, 1000, 2000), (10, 1100, 2200)]
+    [failure] = db.failures(run_id)
+    assert (failure["kind"], failure["message"], failure["size"]) == ("crash", "crashed", 48)
+
+
+def test_a_failed_write_leaves_the_case_pending(tmp_path):
+    db, _ = store_run(tmp_path / "r.db", {})
+    run_id = db.create_run(
+        "t",
+        {},
+        [],
+        {"cryptobench": "t", "runner": "r", "runner_version": "1", "runner_path": "/r"},
+        {},
+        [],
+        [CaseSpec("alpha", "default", "hash", "sha256", 64)],
+    )
+    [(case_id, case)] = db.pending_cases(run_id)
+    broken = Outcome(case_id, case, "ok", samples=[(10, 1000, 2000), ("x", None, None)])
+    with pytest.raises(sqlite3.IntegrityError):
+        db.complete_case(broken)
+    assert db.pending_cases(run_id) == [(case_id, case)]
+    assert db.cases(run_id)[0]["samples"] == []
+
+
+def test_resolving_runs(tmp_path):
+    db, first = store_run(tmp_path / "r.db", {("alpha", "default", "hash", "sha256", 64): 100.0})
+    _, second = store_run(tmp_path / "r.db", {("alpha", "default", "hash", "sha256", 64): 90.0})
+    assert db.resolve_run(None) == db.resolve_run("latest") == second
+    assert db.resolve_run(str(first)) == first
+    with pytest.raises(UserError, match="no run 99"):
+        db.resolve_run("99")
+    with pytest.raises(UserError, match="expected a run number"):
+        db.resolve_run("yesterday")
