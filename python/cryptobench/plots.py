@@ -172,21 +172,26 @@ def box_plot(title: str, groups: dict[str, np.ndarray]) -> str:
 
 
 def variant_bars(title: str, groups: dict[str, dict[str, float]]) -> str:
-    """Grouped bars: for each provider·algorithm, throughput of each variant (MB/s, log axis)."""
+    """Grouped horizontal bars: for each provider·algorithm, throughput of each variant (MB/s,
+    log axis). Horizontal so that many groups stay readable: the figure grows downwards."""
     names = list(groups)
     variants: list[str] = []
     for bars in groups.values():
         variants += [v for v in bars if v not in variants]
-    fig = Figure(figsize=(max(4.5, 0.5 * len(names) * max(1, len(variants)) / 2 + 2), 3.4))
+    per_group = max(1, len(variants))
+    fig = Figure(figsize=(7.0, max(3.0, 0.11 * len(names) * per_group + 1.4)))
     ax = fig.add_subplot()
-    width = 0.8 / max(1, len(variants))
+    height = 0.8 / per_group
     for k, variant in enumerate(variants):
-        xs = [i + (k - (len(variants) - 1) / 2) * width for i in range(len(names))]
-        ys = [groups[n].get(variant, np.nan) / 1e6 for n in names]
-        ax.bar(xs, ys, width=width, label=variant)
-    ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
-    ax.set_yscale("log")
-    ax.set_ylabel("throughput (MB/s)")
+        ys = [i + (k - (per_group - 1) / 2) * height for i in range(len(names))]
+        xs = [groups[n].get(variant, np.nan) / 1e6 for n in names]
+        ax.barh(ys, xs, height=height, label=variant)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("throughput (MB/s)")
     ax.set_title(title)
-    ax.legend(fontsize=7, frameon=False)
+    ax.grid(axis="x", which="both", alpha=0.3)
+    ax.legend(fontsize=7, frameon=False, loc="lower right")
+    fig.tight_layout()
     return to_svg(fig)
