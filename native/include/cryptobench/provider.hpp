@@ -80,6 +80,10 @@ class Provider {
   virtual std::map<std::string, std::string> code_path() const = 0;
 };
 
+// For prepare(): throws Unsupported unless the key and IV have the catalogue's lengths (HMAC keys
+// may have any length: RFC 4231's vectors use 4 to 131 bytes).
+void check_param_sizes(const AlgorithmInfo& info, const Params& params);
+
 // ---- registry --------------------------------------------------------------------------------
 
 using ProviderFactory = std::function<std::unique_ptr<Provider>()>;

@@ -32,6 +32,13 @@ Provider* instance(Entry& e) {
 
 }  // namespace
 
+void check_param_sizes(const AlgorithmInfo& info, const Params& params) {
+  if (info.family != "hmac" && params.key.size() != info.key_len)
+    throw Unsupported(info.name + " needs a " + std::to_string(info.key_len) + "-byte key");
+  if (params.iv.size() != info.iv_len)
+    throw Unsupported(info.name + " needs a " + std::to_string(info.iv_len) + "-byte IV");
+}
+
 Registrar::Registrar(const char* name, ProviderFactory factory) {
   table()[name].factory = std::move(factory);
 }

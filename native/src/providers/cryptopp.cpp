@@ -137,14 +137,6 @@ const Row* lookup(const Row (&table)[N], const std::string& name) {
   return nullptr;
 }
 
-void check_sizes(const AlgorithmInfo& info, const Params& p) {
-  // HMAC takes keys of any length; everything else has exactly one key size per catalogue name.
-  if (info.family != "hmac" && p.key.size() != info.key_len)
-    throw Unsupported(info.name + " needs a " + std::to_string(info.key_len) + "-byte key");
-  if (p.iv.size() != info.iv_len)
-    throw Unsupported(info.name + " needs a " + std::to_string(info.iv_len) + "-byte IV");
-}
-
 class CipherOp : public Operation {
  public:
   CipherOp(const AlgorithmInfo& info, CipherPtr cipher, const Params& p)
@@ -298,7 +290,7 @@ class CryptoppProvider : public Provider {
                                      const Params& params) override {
     const AlgorithmInfo* info = find_algorithm(algorithm);
     if (!info) throw Unsupported("unknown algorithm " + algorithm);
-    check_sizes(*info, params);
+    check_param_sizes(*info, params);
     const bool encrypt = op == OpKind::Encrypt;
     try {
       if (const auto* row = lookup(kCiphers, algorithm)) {

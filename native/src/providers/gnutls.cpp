@@ -293,10 +293,7 @@ class GnutlsProvider : public Provider {
     const auto ops = operations_for(info->kind);
     if (std::find(ops.begin(), ops.end(), op) == ops.end())
       throw Unsupported(algorithm + " has no " + to_string(op) + " operation");
-    if (info->family != "hmac" && params.key.size() != info->key_len)
-      throw Unsupported(algorithm + " needs a " + std::to_string(info->key_len) + "-byte key");
-    if (params.iv.size() != info->iv_len)
-      throw Unsupported(algorithm + " needs a " + std::to_string(info->iv_len) + "-byte IV");
+    check_param_sizes(*info, params);
 
     if (const Row* r = lookup(kCiphers, algorithm))
       return std::make_unique<CipherOp>(algorithm, static_cast<gnutls_cipher_algorithm_t>(r->algo),

@@ -361,13 +361,6 @@ std::unique_ptr<Operation> prepare_cipher(const std::string& alg, bool encrypt, 
   return nullptr;  // OFB: Nettle 3.8 has no OFB mode
 }
 
-void check_sizes(const AlgorithmInfo& info, const Params& p) {
-  if (info.family != "hmac" && p.key.size() != info.key_len)
-    throw Unsupported(info.name + " needs a " + std::to_string(info.key_len) + "-byte key");
-  if (p.iv.size() != info.iv_len)
-    throw Unsupported(info.name + " needs a " + std::to_string(info.iv_len) + "-byte IV");
-}
-
 // ---- which implementation the fat library chose -------------------------------------------------
 
 #if defined(__x86_64__)
@@ -461,7 +454,7 @@ class NettleProvider : public Provider {
                                      const Params& params) override {
     const AlgorithmInfo* info = find_algorithm(algorithm);
     if (!info) throw Unsupported("unknown algorithm " + algorithm);
-    check_sizes(*info, params);
+    check_param_sizes(*info, params);
     const bool encrypt = op == OpKind::Encrypt;
     if (info->kind == Kind::Cipher) {
       if (auto op_ptr = prepare_cipher(algorithm, encrypt, params)) return op_ptr;

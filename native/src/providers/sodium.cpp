@@ -201,13 +201,6 @@ const Row* lookup(const Row (&table)[N], const std::string& name) {
   return nullptr;
 }
 
-void check_sizes(const AlgorithmInfo& info, const Params& p) {
-  if (info.family != "hmac" && p.key.size() != info.key_len)
-    throw Unsupported(info.name + " needs a " + std::to_string(info.key_len) + "-byte key");
-  if (p.iv.size() != info.iv_len)
-    throw Unsupported(info.name + " needs a " + std::to_string(info.iv_len) + "-byte IV");
-}
-
 std::string yes_no(int b) { return b ? "yes" : "no"; }
 
 class SodiumProvider : public Provider {
@@ -235,7 +228,7 @@ class SodiumProvider : public Provider {
                                      const Params& params) override {
     const AlgorithmInfo* info = find_algorithm(algorithm);
     if (!info) throw Unsupported("unknown algorithm " + algorithm);
-    check_sizes(*info, params);
+    check_param_sizes(*info, params);
     const bool encrypt = op == OpKind::Encrypt;
     if (const auto* row = lookup(kStreams, algorithm))
       return std::make_unique<StreamOp>(row->xor_fn, params);

@@ -555,11 +555,7 @@ class WolfsslProvider : public Provider {
     const auto ops = operations_for(info->kind);
     if (std::find(ops.begin(), ops.end(), op) == ops.end())
       throw Unsupported(algorithm + " has no " + to_string(op) + " operation");
-    // HMAC takes keys of any length; everything else only the catalogue's.
-    if (info->family != "hmac" && params.key.size() != info->key_len)
-      throw Unsupported(algorithm + " needs a " + std::to_string(info->key_len) + "-byte key");
-    if (params.iv.size() != info->iv_len)
-      throw Unsupported(algorithm + " needs a " + std::to_string(info->iv_len) + "-byte IV");
+    check_param_sizes(*info, params);
     return make(*info, op, params);
   }
 
