@@ -158,6 +158,16 @@ TEST(Runner, SoftVariantChangesOpenSslCapabilityVector) {
   EXPECT_EQ(aesni(path_soft), 0u);
 }
 
+TEST(Runner, MachineRecordNamesEveryLibraryVersion) {
+  json caps = json::parse(run_runner("list").out);
+  const json& m = caps["machine"];
+  for (const char* key : {"cpu_model", "cpu_flags", "cores", "kernel", "compiler", "tsc_hz"})
+    EXPECT_TRUE(m.contains(key)) << key;
+  EXPECT_GT(m["tsc_hz"].get<double>(), 0);
+  for (const auto& p : caps["providers"])
+    EXPECT_EQ(m["libraries"][p["name"].get<std::string>()], p["version"]) << p["name"];
+}
+
 TEST(Runner, SharedSwitchMarksTheOtherProviderUnusable) {
   // gnutls/soft sets NETTLE_FAT_OVERRIDE=none (GnuTLS falls back to Nettle), which would silently
   // put nettle on its software path while it is labelled "default".

@@ -256,10 +256,17 @@ json capabilities() {
                     {"description", a.description}});
   }
   json providers = json::array();
-  for (const auto& name : provider_names()) providers.push_back(provider_json(name));
-  return {{"type", "capabilities"},         {"schema", kSchema},
-          {"runner", "cryptobench-native"}, {"runner_version", kRunnerVersion},
-          {"machine", machine_record()},    {"algorithms", algs},
+  json machine = machine_record();
+  for (const auto& name : provider_names()) {
+    providers.push_back(provider_json(name));
+    machine["libraries"][name] = providers.back()["version"];
+  }
+  return {{"type", "capabilities"},
+          {"schema", kSchema},
+          {"runner", "cryptobench-native"},
+          {"runner_version", kRunnerVersion},
+          {"machine", machine},
+          {"algorithms", algs},
           {"providers", providers}};
 }
 
