@@ -80,6 +80,10 @@ class Provider {
   virtual std::map<std::string, std::string> code_path() const = 0;
 };
 
+// For prepare(): the catalogue entry of `algorithm`; throws Unsupported for an unknown name or an
+// operation that does not apply to its kind (a hash has no "encrypt").
+const AlgorithmInfo& checked_algorithm(const std::string& algorithm, OpKind op);
+
 // For prepare(): throws Unsupported unless the key and IV have the catalogue's lengths (HMAC keys
 // may have any length: RFC 4231's vectors use 4 to 131 bytes).
 void check_param_sizes(const AlgorithmInfo& info, const Params& params);

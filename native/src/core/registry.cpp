@@ -32,6 +32,15 @@ Provider* instance(Entry& e) {
 
 }  // namespace
 
+const AlgorithmInfo& checked_algorithm(const std::string& algorithm, OpKind op) {
+  const AlgorithmInfo* info = find_algorithm(algorithm);
+  if (!info) throw Unsupported("unknown algorithm " + algorithm);
+  const auto ops = operations_for(info->kind);
+  if (std::find(ops.begin(), ops.end(), op) == ops.end())
+    throw Unsupported(algorithm + " has no " + to_string(op) + " operation");
+  return *info;
+}
+
 void check_param_sizes(const AlgorithmInfo& info, const Params& params) {
   if (info.family != "hmac" && params.key.size() != info.key_len)
     throw Unsupported(info.name + " needs a " + std::to_string(info.key_len) + "-byte key");

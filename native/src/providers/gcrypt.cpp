@@ -345,11 +345,7 @@ class GcryptProvider : public Provider {
 
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
-    const AlgorithmInfo* info = find_algorithm(algorithm);
-    if (!info) throw Unsupported("unknown algorithm " + algorithm);
-    const auto ops = operations_for(info->kind);
-    if (std::find(ops.begin(), ops.end(), op) == ops.end())
-      throw Unsupported(algorithm + " has no " + to_string(op) + " operation");
+    const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
     if (std::find(available_.begin(), available_.end(), algorithm) == available_.end())
       throw Unsupported("gcrypt does not offer " + algorithm);
     if (const CipherRow* row = lookup(kCiphers, algorithm))

@@ -286,13 +286,9 @@ class GnutlsProvider : public Provider {
   std::vector<std::string> algorithms() const override { return offered_; }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
-    const AlgorithmInfo* info = find_algorithm(algorithm);
-    if (!info) throw Unsupported("unknown algorithm " + algorithm);
+    const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
     if (std::find(offered_.begin(), offered_.end(), algorithm) == offered_.end())
       throw Unsupported("gnutls does not offer " + algorithm);
-    const auto ops = operations_for(info->kind);
-    if (std::find(ops.begin(), ops.end(), op) == ops.end())
-      throw Unsupported(algorithm + " has no " + to_string(op) + " operation");
     check_param_sizes(*info, params);
 
     if (const Row* r = lookup(kCiphers, algorithm))

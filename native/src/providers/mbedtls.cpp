@@ -272,11 +272,7 @@ class MbedtlsProvider : public Provider {
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
-    const AlgorithmInfo* info = find_algorithm(algorithm);
-    if (!info) throw Unsupported("unknown algorithm " + algorithm);
-    const auto ops = operations_for(info->kind);
-    if (std::find(ops.begin(), ops.end(), op) == ops.end())
-      throw Unsupported(algorithm + " has no " + to_string(op) + " operation");
+    const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
     if (const CipherRow* row = lookup(kCiphers, algorithm)) {
       const mbedtls_cipher_info_t* ci = cipher_info(row->type, algorithm);
       if (info->kind == Kind::Aead) return std::make_unique<AeadOp>(ci, *info, op, params);

@@ -226,8 +226,7 @@ class SodiumProvider : public Provider {
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
-    const AlgorithmInfo* info = find_algorithm(algorithm);
-    if (!info) throw Unsupported("unknown algorithm " + algorithm);
+    const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
     check_param_sizes(*info, params);
     const bool encrypt = op == OpKind::Encrypt;
     if (const auto* row = lookup(kStreams, algorithm))

@@ -547,14 +547,10 @@ class WolfsslProvider : public Provider {
 
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
-    const AlgorithmInfo* info = find_algorithm(algorithm);
-    if (!info) throw Unsupported("unknown algorithm " + algorithm);
+    const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
     const auto offered = compiled_algorithms();
     if (std::find(offered.begin(), offered.end(), algorithm) == offered.end())
       throw Unsupported("wolfssl does not offer " + algorithm);
-    const auto ops = operations_for(info->kind);
-    if (std::find(ops.begin(), ops.end(), op) == ops.end())
-      throw Unsupported(algorithm + " has no " + to_string(op) + " operation");
     check_param_sizes(*info, params);
     return make(*info, op, params);
   }
