@@ -8,8 +8,10 @@
 
 namespace cb {
 
-enum class Kind { Cipher, Aead, Hash, Mac };
-enum class OpKind { Encrypt, Decrypt, Hash, Mac };
+// Symmetric kinds, then public-key kinds (key pair: RSA key generation only; signature;
+// public-key encryption; key agreement) and key derivation.
+enum class Kind { Cipher, Aead, Hash, Mac, KeyPair, Signature, PkEncryption, KeyAgreement, Kdf };
+enum class OpKind { Encrypt, Decrypt, Hash, Mac, Keygen, Sign, Verify, Derive };
 
 struct AlgorithmInfo {
   std::string name;  // "aes-256-gcm"
@@ -22,6 +24,14 @@ struct AlgorithmInfo {
   size_t output_len;   // digest / MAC tag bytes; 0 for ciphers
   std::string family;  // "aes-gcm", used to find vectors/<family>.json
   std::string description;
+  // Public-key algorithms: the key type whose keys it uses ("rsa-2048" for rsa-2048-pss-sha256,
+  // the algorithm's own name for ecdsa-p256, x25519, ...). Key generation is an operation of the
+  // algorithm whose name equals its key type. Empty for symmetric algorithms and KDFs.
+  std::string key_type;
+  // Public-key algorithms: modulus / field / group size in bits (2048, 256, 255, ...).
+  size_t bits = 0;
+  // Digest used inside the algorithm (RSA and ECDSA signatures, OAEP, PBKDF2, HKDF); "" if none.
+  std::string digest;
 };
 
 // The whole catalogue, in a stable order.
@@ -29,9 +39,11 @@ const std::vector<AlgorithmInfo>& algorithms();
 // nullptr when unknown.
 const AlgorithmInfo* find_algorithm(const std::string& name);
 
-// Operations that apply to a kind: ciphers and AEAD have encrypt and decrypt, hashes hash, MACs
-// mac.
-std::vector<OpKind> operations_for(Kind kind);
+// Operations that apply to an algorithm: ciphers, AEAD and public-key encryption have encrypt and
+// decrypt, hashes hash, MACs mac, signatures sign and verify, key agreement and KDFs derive; an
+// algorithm that is its own key type also has keygen.
+std::vector<OpKind> operations_for(const AlgorithmInfo& info);
+bool is_public_key(Kind kind);
 const char* to_string(OpKind op);
 const char* to_string(Kind kind);
 // Throws std::invalid_argument for an unknown name.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ struct CaseSpec {
   uint64_t heap_iterations = 8;
   uint64_t seed = 1;
   bool agreement = true;
+  // KDF cost parameters (provider.hpp, Params::cost): {"iterations": 10000}, {"N", "r", "p"}...
+  std::map<std::string, uint64_t> cost;
 };
 
 struct HeapFigures {
@@ -88,6 +91,11 @@ class OpenCase {
 
  private:
   void open();
+  // Public-key and KDF cases: parameters from the fixed test keys, the measured input, and for
+  // key generation one key per iteration.
+  void open_public_key(Provider& provider, const AlgorithmInfo& info, OpKind op);
+  void allocate_buffers(const Bytes& input, size_t out_room);
+  void measure_heap_and_calibrate(Provider& provider, const Params& params, OpKind op);
   void run_ops(uint64_t n);
 
   CaseSpec spec_;

@@ -21,8 +21,28 @@ struct GateReport {
 // 3. with `agreement`, the output for a fixed key, IV and 4 KiB input equals that of every other
 //    provider in this process that offers the algorithm (for decryption, this provider must also
 //    decrypt the other providers' ciphertexts).
+// Public-key algorithms and KDFs go to run_pk_gate.
 GateReport run_gate(const std::string& provider, const AlgorithmInfo& info, OpKind op,
                     const Bytes& input, const Params& params, bool agreement);
+
+// The gate for public-key algorithms and KDFs (gate_pk.cpp):
+// 1. every vector: deterministic signatures (PKCS#1 v1.5, EdDSA) equal the published one, a
+//    randomised one verifies; verification accepts valid and rejects invalid signatures, a
+//    flipped bit and another message; decryption, shared secrets and KDF outputs equal the
+//    published ones; key generation has no vector;
+// 2. round trip on the case's fixed test key (vectors/keys.json) and input: sign -> verify,
+//    encrypt -> decrypt (and two encryptions differ), both parties derive the same secret, a KDF
+//    gives the same output twice; two generated keys differ and work;
+// 3. with `agreement`: every other provider verifies our signatures and we theirs, decrypts our
+//    ciphertexts and we theirs, derives the same secret and KDF output, uses our generated keys.
+GateReport run_pk_gate(const std::string& provider, const AlgorithmInfo& info, OpKind op,
+                       const Bytes& input, const Params& params, bool agreement);
+
+// KDF parameters cheap enough to run in every provider (the agreement check and `check` use them).
+Params cheap_kdf_params(const AlgorithmInfo& info);
+
+// The public parts of a key of info.key_type (RSA n, e; EC x, y; pub; FFDH y).
+KeyParts public_parts(const AlgorithmInfo& info, const KeyParts& key);
 
 // Providers the agreement check compares against (every compiled-in provider but the test-only
 // "fault" provider).

@@ -28,12 +28,42 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A public-key algorithm's key as named components, the one key format every adapter reads and
+// writes so that any provider can use a key another made (docs/protocol.md, "Keys"):
+//  * RSA (rsa-N):           n, e, d, p, q, dp, dq, qinv   (big-endian unsigned integers)
+//  * ECDSA / ECDH (P-curves): d (private scalar), x, y    (big-endian, padded to the field size:
+//                                                          32, 48 or 66 bytes)
+//  * ed25519, ed448, x25519, x448: priv, pub              (the RFC 8032 / RFC 7748 encodings)
+//  * ffdhe2048/3072/4096:   x (private exponent), y (public value, padded to the group size)
+// A public key carries only its public parts (RSA n, e; EC x, y; pub; y). Integers read from a
+// key may have leading zero bytes. Adapters use the group and curve the algorithm name fixes.
+using KeyParts = std::map<std::string, Bytes>;
+
 // Parameters fixed when an operation is prepared (outside the timed region).
 struct Params {
   Bytes key;  // cipher/AEAD/MAC key; empty for hashes
   Bytes iv;   // IV, nonce or XTS tweak; empty when the algorithm has none
   Bytes aad;  // AEAD associated data, processed by every run() call
+
+  // Public-key operations.
+  KeyParts keypair;  // own key: private parts for sign/decrypt/derive, public parts suffice for
+                     // verify/encrypt (an adapter must not require the private parts there)
+  KeyParts peer;     // key agreement: the other party's public key
+  Bytes signature;   // verify: the signature every run() checks
+
+  // Key derivation (Kind::Kdf).
+  Bytes salt;          // PBKDF2, scrypt, Argon2id salt; HKDF salt (may be empty)
+  Bytes info;          // HKDF info
+  size_t out_len = 0;  // bytes of derived key material
+  // Cost parameters by name: pbkdf2-*: iterations; scrypt: N, r, p; argon2id: t (passes),
+  // m (memory in KiB), p (lanes). HKDF has none.
+  std::map<std::string, uint64_t> cost;
 };
+
+// The cost parameter `name`; throws Unsupported when it is missing.
+uint64_t cost_param(const Params& params, const std::string& name);
+// A key's part `name` ("n", "d", "pub", ...); throws Error when it is missing or empty.
+const Bytes& key_part(const KeyParts& key, const std::string& name);
 
 // A prepared operation: key schedule done, ready to process whole messages.
 //
@@ -43,8 +73,19 @@ struct Params {
 //  * decrypt: the inverse; for AEAD `in` is ciphertext || tag and a wrong tag is a failure;
 //  * hash: init, absorb `len` bytes, finalise; out receives the digest;
 //  * mac: restart with the prepared key, absorb `len` bytes, finalise; out receives the tag.
-// Returns the number of bytes written to out, or throws Error (including on a bad AEAD tag).
-// `out` has room for len + 64 bytes. Buffers may be misaligned on purpose.
+//  * sign: `in` is the message (the algorithm hashes it, Ed25519 signs it as is); out receives
+//    the signature (RSA: k bytes; ECDSA: r||s, each padded to the field size; EdDSA: RFC 8032);
+//  * verify: `in` is the message, the signature is Params::signature; returns 0 when it is valid
+//    and throws Error when it is not;
+//  * encrypt / decrypt for public-key encryption: one OAEP encryption of `in` (randomised, so
+//    every call differs) / one decryption of a k-byte ciphertext;
+//  * derive, key agreement: `in` is ignored (len 0); out receives the shared secret computed from
+//    Params::keypair's private part and Params::peer (ECDH: the x-coordinate, field-size bytes;
+//    FFDH: padded to the group size);
+//  * derive, KDF: `in` is the password (PBKDF2, scrypt, Argon2id) or input keying material
+//    (HKDF); out receives Params::out_len bytes.
+// Returns the number of bytes written to out, or throws Error (including on a bad AEAD tag or
+// signature). `out` has room for len + 1024 bytes. Buffers may be misaligned on purpose.
 class Operation {
  public:
   virtual ~Operation() = default;
@@ -73,8 +114,13 @@ class Provider {
   // Catalogue names (see algorithms.hpp) this library offers. Operations follow from the kind.
   virtual std::vector<std::string> algorithms() const = 0;
   // Prepare an operation; throws Unsupported or Error.
+  // (Key generation is not prepared: it is generate_key() below.)
   virtual std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                              const Params& params) = 0;
+  // Generates one fresh key pair of a key type (an algorithm whose key_type is its own name:
+  // rsa-2048, ecdsa-p256, ed25519, x25519, ffdhe2048, ...) and returns all its parts. This is what
+  // the keygen operation times, export included. Throws Unsupported by default.
+  virtual KeyParts generate_key(const std::string& algorithm);
   // What the library says about its code path: a flat map of strings, e.g.
   // {"hwfeatures": "intel-aesni:intel-pclmul", "ia32cap": "0x...:0x..."}.
   virtual std::map<std::string, std::string> code_path() const = 0;

@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
 
 #include "cryptobench/hexutil.hpp"
+#include "cryptobench/vectors.hpp"
 
 namespace cb {
 
@@ -31,6 +33,21 @@ class SystemClock : public Clock {
 
 constexpr size_t kAlign = 64;
 constexpr size_t kSlack = 128;  // room for tags, digests and the alignment offset
+
+// Key generation, timed: one fresh key pair per call, exported as the adapter returns it.
+class KeygenOperation : public Operation {
+ public:
+  KeygenOperation(Provider& provider, std::string algorithm)
+      : provider_(provider), algorithm_(std::move(algorithm)) {}
+  size_t run(const uint8_t*, size_t, uint8_t*) override {
+    provider_.generate_key(algorithm_);
+    return 0;
+  }
+
+ private:
+  Provider& provider_;
+  std::string algorithm_;
+};
 
 Bytes make_input(const std::string& kind, size_t len, uint64_t seed) {
   Bytes out(len);
@@ -113,13 +130,9 @@ void OpenCase::open() {
   const AlgorithmInfo* info = find_algorithm(spec_.algorithm);
   if (!info) throw Unsupported("unknown algorithm " + spec_.algorithm);
   const OpKind op = parse_op(spec_.operation);
-  const auto ops = operations_for(info->kind);
+  const auto ops = operations_for(*info);
   if (std::find(ops.begin(), ops.end(), op) == ops.end())
     throw Unsupported(spec_.operation + " does not apply to " + spec_.algorithm);
-  if (spec_.size < info->min_len || spec_.size % info->block_len)
-    throw Unsupported(spec_.algorithm + " needs messages of at least " +
-                      std::to_string(info->min_len) + " bytes in multiples of " +
-                      std::to_string(info->block_len));
   Provider* provider = get_provider(spec_.provider);
   if (!provider) throw Unsupported("unknown provider " + spec_.provider);
   if (const std::string why = unusable_reason(spec_.provider); !why.empty()) throw Unsupported(why);
@@ -131,6 +144,16 @@ void OpenCase::open() {
   const auto algs = provider->algorithms();
   if (std::find(algs.begin(), algs.end(), spec_.algorithm) == algs.end())
     throw Unsupported(spec_.provider + " does not offer " + spec_.algorithm);
+
+  if (is_public_key(info->kind) || info->kind == Kind::Kdf) {
+    open_public_key(*provider, *info, op);
+    return;
+  }
+  if (spec_.size < info->min_len || spec_.size % info->block_len)
+    throw Unsupported(spec_.algorithm + " needs messages of at least " +
+                      std::to_string(info->min_len) + " bytes in multiples of " +
+                      std::to_string(info->block_len));
+  if (!spec_.cost.empty()) throw Unsupported(spec_.algorithm + " takes no cost parameters");
 
   ByteStream params_stream(spec_.seed);
   Params params;
@@ -149,8 +172,13 @@ void OpenCase::open() {
     input.resize(spec_.size + info->tag_len + kSlack);
     input.resize(enc->run(plaintext.data(), plaintext.size(), input.data()));
   }
+  allocate_buffers(input, kSlack);
+  measure_heap_and_calibrate(*provider, params, op);
+}
+
+void OpenCase::allocate_buffers(const Bytes& input, size_t out_room) {
   in_len_ = input.size();
-  const size_t block = ((in_len_ + kSlack + kAlign - 1) / kAlign) * kAlign;
+  const size_t block = ((in_len_ + out_room + kAlign - 1) / kAlign) * kAlign;
   in_block_ = static_cast<uint8_t*>(std::aligned_alloc(kAlign, block));
   out_block_ = static_cast<uint8_t*>(std::aligned_alloc(kAlign, block));
   if (!in_block_ || !out_block_) throw Error("out of memory for buffers");
@@ -158,28 +186,103 @@ void OpenCase::open() {
   out_ = out_block_ + spec_.align_offset;
   if (!input.empty()) std::memcpy(in_, input.data(), in_len_);
   std::memset(out_, 0, block - spec_.align_offset);
+}
 
+void OpenCase::measure_heap_and_calibrate(Provider& provider, const Params& params, OpKind op) {
   heap::start();
-  op_ = provider->prepare(spec_.algorithm, op, params);
+  if (op == OpKind::Keygen)
+    op_ = std::make_unique<KeygenOperation>(provider, spec_.algorithm);
+  else
+    op_ = provider.prepare(spec_.algorithm, op, params);
   const heap::Counters prep = heap::stop();
   heap_.prepare_allocs = prep.allocs;
   heap_.prepare_bytes = prep.bytes;
 
   const uint64_t t0 = clock_.now_ns();
-  iterations_ = calibrate([this](uint64_t n) { run_ops(n); }, clock_, spec_.target_sample_ms * 1e6,
-                          spec_.warmup_ms * 1e6);
+  if (op == OpKind::Keygen) {
+    // Every key takes a different time (prime search): one key per sample, so the samples are
+    // the distribution over keys; one untimed key first as the warm-up.
+    run_ops(1);
+    iterations_ = 1;
+  } else {
+    iterations_ = calibrate([this](uint64_t n) { run_ops(n); }, clock_,
+                            spec_.target_sample_ms * 1e6, spec_.warmup_ms * 1e6);
+  }
   calibration_ns_ = clock_.now_ns() - t0;
 
   // Heap pass after warm-up, so one-time lazy initialisation is not charged per operation.
+  const uint64_t heap_ops =
+      op == OpKind::Keygen ? std::min<uint64_t>(spec_.heap_iterations, 2) : spec_.heap_iterations;
   heap::start();
-  run_ops(spec_.heap_iterations);
+  run_ops(heap_ops);
   const heap::Counters c = heap::stop();
-  const double n = static_cast<double>(spec_.heap_iterations);
+  const double n = static_cast<double>(heap_ops);
   heap_.allocs_per_op = static_cast<double>(c.allocs) / n;
   heap_.frees_per_op = static_cast<double>(c.frees) / n;
   heap_.bytes_per_op = static_cast<double>(c.bytes) / n;
   heap_.peak_live_bytes = c.peak_live;
   status_ = CaseStatus::Ok;
+}
+
+void OpenCase::open_public_key(Provider& provider, const AlgorithmInfo& info, OpKind op) {
+  const bool takes_message = op != OpKind::Keygen && info.kind != Kind::KeyAgreement;
+  if (!takes_message && spec_.size != 0)
+    throw Unsupported(spec_.operation + " " + spec_.algorithm + " takes no input: size must be 0");
+  // OAEP with SHA-256 carries at most k - 2*32 - 2 bytes.
+  if (info.kind == Kind::PkEncryption && spec_.size + 66 > info.output_len)
+    throw Unsupported(spec_.algorithm + " encrypts at most " +
+                      std::to_string(info.output_len - 66) + " bytes");
+  if (info.kind != Kind::Kdf && !spec_.cost.empty())
+    throw Unsupported(spec_.algorithm + " takes no cost parameters");
+
+  ByteStream params_stream(spec_.seed);
+  Params params;
+  if (info.kind == Kind::Kdf) {
+    static const std::map<std::string, std::vector<std::string>> required = {
+        {"pbkdf2-sha1", {"iterations"}},   {"pbkdf2-sha256", {"iterations"}},
+        {"pbkdf2-sha512", {"iterations"}}, {"scrypt", {"N", "r", "p"}},
+        {"argon2id", {"t", "m", "p"}},     {"hkdf-sha256", {}}};
+    auto it = required.find(info.name);
+    for (const auto& name : it == required.end() ? std::vector<std::string>{} : it->second)
+      if (!spec_.cost.count(name))
+        throw Error(spec_.algorithm + " needs the cost parameter '" + name + "'");
+    for (const auto& [name, value] : spec_.cost)
+      if (it != required.end() &&
+          std::find(it->second.begin(), it->second.end(), name) == it->second.end())
+        throw Error(spec_.algorithm + " has no cost parameter '" + name + "'");
+    params.salt = params_stream.bytes(info.name == "hkdf-sha256" ? 32 : 16);
+    if (info.name == "hkdf-sha256") params.info = params_stream.bytes(16);
+    params.out_len = info.output_len;
+    params.cost = spec_.cost;
+  } else {
+    params.keypair = test_key(info.key_type);
+    if (info.kind == Kind::KeyAgreement) {
+      const AlgorithmInfo& type = *find_algorithm(info.key_type);
+      params.peer = public_parts(type, test_key(info.key_type + "-peer"));
+    }
+  }
+  const Bytes message = make_input(spec_.input, takes_message ? spec_.size : 0, spec_.seed);
+
+  gate_ = run_gate(spec_.provider, info, op, message, params, spec_.agreement);
+  if (!gate_.ok) throw Error(gate_.reason);
+
+  Bytes input = message;
+  if (op == OpKind::Verify) {
+    // The signature every run() checks: this provider's own signature of the message.
+    auto signer = provider.prepare(spec_.algorithm, OpKind::Sign, params);
+    Bytes sig(message.size() + 1024);
+    sig.resize(signer->run(message.data(), message.size(), sig.data()));
+    params.signature = sig;
+    params.keypair = public_parts(info, params.keypair);
+  } else if (op == OpKind::Encrypt) {
+    params.keypair = public_parts(info, params.keypair);
+  } else if (op == OpKind::Decrypt) {
+    auto enc = provider.prepare(spec_.algorithm, OpKind::Encrypt, params);
+    input.resize(info.output_len + 1024);
+    input.resize(enc->run(message.data(), message.size(), input.data()));
+  }
+  allocate_buffers(input, 1024 + kSlack);
+  measure_heap_and_calibrate(provider, params, op);
 }
 
 void OpenCase::run_ops(uint64_t n) {

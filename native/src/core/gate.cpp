@@ -43,7 +43,10 @@ std::string mismatch(const char* what, const Bytes& got, const Bytes& want) {
 
 // Returns an empty string when the vector passes, else the reason.
 std::string check_vector(Provider& p, const AlgorithmInfo& info, OpKind op, const Vector& v) {
-  Params params{v.key, v.iv, v.aad};
+  Params params;
+  params.key = v.key;
+  params.iv = v.iv;
+  params.aad = v.aad;
   const Bytes prefix(v.initial_counter * kStreamBlock, 0);
   Bytes in, want;
   if (op == OpKind::Decrypt) {
@@ -202,6 +205,8 @@ bool is_reference_provider(const std::string& name) { return name != "fault"; }
 
 GateReport run_gate(const std::string& provider, const AlgorithmInfo& info, OpKind op,
                     const Bytes& input, const Params& params, bool agreement) {
+  if (is_public_key(info.kind) || info.kind == Kind::Kdf)
+    return run_pk_gate(provider, info, op, input, params, agreement);
   GateReport report;
   Provider* p = get_provider(provider);
   if (!p) {

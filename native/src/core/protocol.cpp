@@ -30,7 +30,7 @@ const std::set<std::string>& case_fields() {
   static const std::set<std::string> fields = {
       "id",        "provider",        "variant",   "operation", "algorithm", "size",
       "input",     "align_offset",    "aad_bytes", "samples",   "batch",     "target_sample_ms",
-      "warmup_ms", "heap_iterations", "seed",      "agreement"};
+      "warmup_ms", "heap_iterations", "seed",      "agreement", "cost"};
   return fields;
 }
 
@@ -102,9 +102,9 @@ json gate_json(const GateReport& g) {
 }
 
 json case_fields_json(const CaseSpec& s) {
-  return {{"provider", s.provider},         {"variant", s.variant},    {"operation", s.operation},
-          {"algorithm", s.algorithm},       {"size", s.size},          {"input", s.input},
-          {"align_offset", s.align_offset}, {"aad_bytes", s.aad_bytes}};
+  return {{"provider", s.provider},         {"variant", s.variant},     {"operation", s.operation},
+          {"algorithm", s.algorithm},       {"size", s.size},           {"input", s.input},
+          {"align_offset", s.align_offset}, {"aad_bytes", s.aad_bytes}, {"cost", s.cost}};
 }
 
 json sample_json(const Sample& s) {
@@ -124,7 +124,7 @@ json provider_json(const std::string& name) {
     const AlgorithmInfo* info = find_algorithm(a);
     if (!info) continue;
     json ops = json::array();
-    for (OpKind op : operations_for(info->kind)) ops.push_back(to_string(op));
+    for (OpKind op : operations_for(*info)) ops.push_back(to_string(op));
     algs.push_back({{"name", a}, {"operations", ops}});
   }
   json code_path = json::object();
@@ -181,7 +181,7 @@ CaseSpec parse_case(const json& j, const json& defaults, const std::string& wher
   } catch (const std::invalid_argument& e) {
     f.fail("operation", e.what());
   }
-  const auto ops = operations_for(info->kind);
+  const auto ops = operations_for(*info);
   if (std::find(ops.begin(), ops.end(), op) == ops.end())
     f.fail("operation", s.operation + " does not apply to " + s.algorithm + " (a " +
                             to_string(info->kind) + ")");
@@ -201,6 +201,16 @@ CaseSpec parse_case(const json& j, const json& defaults, const std::string& wher
   s.heap_iterations = f.uint("heap_iterations", 8, 1, 1000000);
   s.seed = f.uint("seed", 1);
   s.agreement = f.boolean("agreement", true);
+  if (const json* cost = f.find("cost")) {
+    if (!cost->is_object()) f.fail("cost", "must be an object of non-negative integers");
+    for (const auto& [name, value] : cost->items()) {
+      if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<int64_t>() >= 0))
+        f.fail("cost", name + " must be a non-negative integer");
+      s.cost[name] = value.get<uint64_t>();
+    }
+    if (!s.cost.empty() && info->kind != Kind::Kdf)
+      f.fail("cost", s.algorithm + " takes no cost parameters (only KDFs do)");
+  }
   return s;
 }
 
@@ -242,7 +252,7 @@ json capabilities() {
   json algs = json::array();
   for (const auto& a : algorithms()) {
     json ops = json::array();
-    for (OpKind op : operations_for(a.kind)) ops.push_back(to_string(op));
+    for (OpKind op : operations_for(a)) ops.push_back(to_string(op));
     algs.push_back({{"name", a.name},
                     {"kind", to_string(a.kind)},
                     {"operations", ops},
@@ -253,6 +263,9 @@ json capabilities() {
                     {"tag_bytes", a.tag_len},
                     {"output_bytes", a.output_len},
                     {"family", a.family},
+                    {"key_type", a.key_type},
+                    {"bits", a.bits},
+                    {"digest", a.digest},
                     {"description", a.description}});
   }
   json providers = json::array();
@@ -468,8 +481,12 @@ int command_check(const std::vector<std::string>& providers, std::ostream& out) 
       Params params;
       params.key = stream.bytes(info->key_len);
       params.iv = stream.bytes(info->iv_len);
-      const Bytes input = stream.bytes(len);
-      for (OpKind op : operations_for(info->kind)) {
+      Bytes input = stream.bytes(len);
+      if (is_public_key(info->kind) || info->kind == Kind::Kdf) {
+        input.resize(32);
+        params = cheap_kdf_params(*info);
+      }
+      for (OpKind op : operations_for(*info)) {
         GateReport g;
         CaseStatus status = CaseStatus::Failed;
         try {

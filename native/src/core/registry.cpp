@@ -35,7 +35,7 @@ Provider* instance(Entry& e) {
 const AlgorithmInfo& checked_algorithm(const std::string& algorithm, OpKind op) {
   const AlgorithmInfo* info = find_algorithm(algorithm);
   if (!info) throw Unsupported("unknown algorithm " + algorithm);
-  const auto ops = operations_for(info->kind);
+  const auto ops = operations_for(*info);
   if (std::find(ops.begin(), ops.end(), op) == ops.end())
     throw Unsupported(algorithm + " has no " + to_string(op) + " operation");
   return *info;
@@ -46,6 +46,22 @@ void check_param_sizes(const AlgorithmInfo& info, const Params& params) {
     throw Unsupported(info.name + " needs a " + std::to_string(info.key_len) + "-byte key");
   if (params.iv.size() != info.iv_len)
     throw Unsupported(info.name + " needs a " + std::to_string(info.iv_len) + "-byte IV");
+}
+
+uint64_t cost_param(const Params& params, const std::string& name) {
+  auto it = params.cost.find(name);
+  if (it == params.cost.end()) throw Unsupported("missing cost parameter '" + name + "'");
+  return it->second;
+}
+
+const Bytes& key_part(const KeyParts& key, const std::string& name) {
+  auto it = key.find(name);
+  if (it == key.end() || it->second.empty()) throw Error("key has no part '" + name + "'");
+  return it->second;
+}
+
+KeyParts Provider::generate_key(const std::string& algorithm) {
+  throw Unsupported(name() + " cannot generate " + algorithm + " keys");
 }
 
 Registrar::Registrar(const char* name, ProviderFactory factory) {
