@@ -13,6 +13,9 @@ struct GateReport {
   std::string kat;        // "passed 4 vectors", ...
   std::string roundtrip;  // "passed", ...
   std::string agreement;  // "agrees with botan, gcrypt", "no other provider offers it", "skipped"
+  // Deviations from a standard's strict rules that do not make output wrong, e.g. a verifier that
+  // accepts a non-canonical EdDSA encoding (signature malleability). Empty when none.
+  std::string lax;
 };
 
 // 1. every known-answer vector for the algorithm, run twice on one prepared operation (for AEAD

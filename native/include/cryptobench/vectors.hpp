@@ -26,12 +26,15 @@ struct PkVector {
   Bytes message;      // signature
   Bytes signature;    // signature
   bool valid = true;  // signature: whether it verifies
-  Bytes plaintext;    // OAEP
-  Bytes ciphertext;   // OAEP
-  Bytes shared;       // key agreement: the shared secret
-  Params kdf;         // KDF: salt, info, key (Argon2 secret), aad (Argon2 ad), cost, out_len
-  Bytes input;        // KDF: password or HKDF input keying material
-  Bytes output;       // KDF: expected output
+  // An invalid signature only a strict verifier rejects (RFC 8032's S < L check): accepting it
+  // is reported as lax (GateReport::lax), not as a failure.
+  bool strict_only = false;
+  Bytes plaintext;   // OAEP
+  Bytes ciphertext;  // OAEP
+  Bytes shared;      // key agreement: the shared secret
+  Params kdf;        // KDF: salt, info, key (Argon2 secret), aad (Argon2 ad), cost, out_len
+  Bytes input;       // KDF: password or HKDF input keying material
+  Bytes output;      // KDF: expected output
 };
 
 // Directory searched for vector files: set_vectors_dir(), else $CRYPTOBENCH_VECTORS, else the

@@ -98,7 +98,9 @@ void check_known_fields(const json& j, const std::string& where) {
 }
 
 json gate_json(const GateReport& g) {
-  return {{"kat", g.kat}, {"roundtrip", g.roundtrip}, {"agreement", g.agreement}};
+  json out = {{"kat", g.kat}, {"roundtrip", g.roundtrip}, {"agreement", g.agreement}};
+  if (!g.lax.empty()) out["lax"] = g.lax;
+  return out;
 }
 
 json case_fields_json(const CaseSpec& s) {

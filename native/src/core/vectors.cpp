@@ -50,6 +50,7 @@ PkVector parse_pk_vector(const nlohmann::json& v, const AlgorithmInfo& info,
       out.message = hex_field(v, "message", where);
       out.signature = hex_field(v, "signature", where);
       out.valid = v.value("valid", true);
+      out.strict_only = v.value("strict_only", false);
       require(out.signature, "signature");
       break;
     case Kind::PkEncryption:

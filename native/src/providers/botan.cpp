@@ -1,7 +1,9 @@
 // Botan 2 adapter, through the high-level factories: Cipher_Mode for block-cipher modes and AEADs,
 // StreamCipher for CTR, OFB and the (X)ChaCha20/(X)Salsa20 family, HashFunction and
-// MessageAuthenticationCode. Botan picks AES-NI, vperm, SHA-NI, AVX2, ... inside each object from
-// its CPUID state, which the "soft" variant clears before any object exists.
+// MessageAuthenticationCode; PK_Signer, PK_Verifier, PK_Encryptor_EME, PK_Decryptor_EME and
+// PK_Key_Agreement for public-key algorithms; PasswordHash, argon2() and KDF for key derivation.
+// Botan picks AES-NI, vperm, SHA-NI, AVX2, ... inside each object from its CPUID state, which the
+// "soft" variant clears before any object exists.
 //
 // cpuid.h and locking_allocator.h are public headers in Botan 2 but marked "will be made
 // internal", which makes every include emit a compiler warning. CPUID is the only hardware switch
@@ -9,18 +11,32 @@
 // variable), so the warning is silenced here.
 #define BOTAN_NO_DEPRECATED_WARNINGS
 #include <botan/aead.h>
+#include <botan/argon2.h>
 #include <botan/block_cipher.h>
 #include <botan/cipher_mode.h>
 #include <botan/cpuid.h>
+#include <botan/curve25519.h>
+#include <botan/dh.h>
+#include <botan/dl_group.h>
+#include <botan/ec_group.h>
+#include <botan/ecdh.h>
+#include <botan/ecdsa.h>
+#include <botan/ed25519.h>
 #include <botan/exceptn.h>
 #include <botan/hash.h>
+#include <botan/kdf.h>
 #include <botan/locking_allocator.h>
 #include <botan/mac.h>
+#include <botan/pubkey.h>
+#include <botan/pwdhash.h>
+#include <botan/rsa.h>
 #include <botan/stream_cipher.h>
+#include <botan/system_rng.h>
 #include <botan/version.h>
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "cryptobench/provider.hpp"
 
@@ -92,7 +108,8 @@ const Binding* find_binding(const std::string& ours) {
 }
 
 // Everything x86 Botan 2.19 dispatches on for symmetric primitives. RDTSC, RDRAND and RDSEED stay:
-// they only feed the RNG, which no catalogue algorithm uses.
+// they only feed Botan's entropy sources, which the System_RNG of the public-key operations (the
+// kernel's random device) does not use.
 constexpr Botan::CPUID::CPUID_bits kSoftClearedBits[] = {
     Botan::CPUID::CPUID_SSE2_BIT,       Botan::CPUID::CPUID_SSSE3_BIT,
     Botan::CPUID::CPUID_SSE41_BIT,      Botan::CPUID::CPUID_SSE42_BIT,
@@ -250,6 +267,441 @@ class MacOp : public Operation {
   std::unique_ptr<Botan::MessageAuthenticationCode> mac_;
 };
 
+// ---- public-key operations and KDFs ------------------------------------------------------------
+//
+// Keys are imported and PK_Signer / PK_Verifier / PK_Encryptor_EME / PK_Decryptor_EME /
+// PK_Key_Agreement built in prepare(); run() is the one call that does the operation. Those calls
+// return their result in a fresh vector, so every run() allocates it (there is no Botan 2 API that
+// writes a signature or shared secret into a caller's buffer). Botan 2.19 has no Ed448 or X448.
+
+std::string botan_hash(const std::string& ours) {
+  if (ours == "sha1") return "SHA-1";
+  if (ours == "sha256") return "SHA-256";
+  if (ours == "sha384") return "SHA-384";
+  if (ours == "sha512") return "SHA-512";
+  throw Unsupported("botan adapter has no name for digest '" + ours + "'");
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+Botan::BigInt big(const Bytes& b) { return Botan::BigInt(b.data(), b.size()); }
+Botan::BigInt big_part(const KeyParts& key, const char* name) { return big(key_part(key, name)); }
+
+Bytes padded(const Botan::BigInt& v, size_t len) {
+  Bytes out(len);
+  Botan::BigInt::encode_1363(out.data(), len, v);
+  return out;
+}
+Bytes minimal(const Botan::BigInt& v) { return Botan::BigInt::encode(v); }
+
+const Bytes& sized_part(const KeyParts& key, const char* name, size_t len) {
+  const Bytes& b = key_part(key, name);
+  if (b.size() != len)
+    throw Error(std::string("key part '") + name + "' must be " + std::to_string(len) + " bytes");
+  return b;
+}
+
+// Named groups, built once: EC_Group("secp256r1") is a cheap handle to data Botan caches itself,
+// but every DL_Group("ffdhe/ietf/N") decodes the prime and precomputes its Montgomery tables anew
+// (about 0.6 ms for ffdhe2048 here, as long as a key generation), which generate_key(), timed as a
+// whole, must not repeat.
+class Groups {
+ public:
+  const Botan::EC_Group& ec(const std::string& key_type) {
+    const char* name = nullptr;
+    if (key_type == "ecdsa-p256" || key_type == "ecdh-p256") name = "secp256r1";
+    if (key_type == "ecdsa-p384" || key_type == "ecdh-p384") name = "secp384r1";
+    if (key_type == "ecdsa-p521" || key_type == "ecdh-p521") name = "secp521r1";
+    if (!name) throw Unsupported("botan adapter has no curve for " + key_type);
+    auto it = ec_.find(name);
+    if (it == ec_.end()) it = ec_.emplace(name, Botan::EC_Group(name)).first;
+    return it->second;
+  }
+  // The RFC 7919 groups are built into Botan 2 as "ffdhe/ietf/2048" etc.
+  const Botan::DL_Group& dl(const std::string& key_type) {
+    if (!starts_with(key_type, "ffdhe"))
+      throw Unsupported("botan adapter has no group for " + key_type);
+    auto it = dl_.find(key_type);
+    if (it == dl_.end())
+      it = dl_.emplace(key_type, Botan::DL_Group("ffdhe/ietf/" + key_type.substr(5))).first;
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, Botan::EC_Group> ec_;
+  std::map<std::string, Botan::DL_Group> dl_;
+};
+
+void check_rsa_size(const AlgorithmInfo& info, const Botan::BigInt& n) {
+  if (n.bits() != info.bits)
+    throw Error(info.name + ": modulus has " + std::to_string(n.bits()) + " bits, not " +
+                std::to_string(info.bits));
+}
+
+Botan::PointGFp ec_point(const Botan::EC_Group& group, const KeyParts& key) {
+  Botan::PointGFp point = group.point(big_part(key, "x"), big_part(key, "y"));
+  if (!point.on_the_curve()) throw Error("public point is not on the curve");
+  return point;
+}
+
+std::unique_ptr<Botan::Private_Key> import_private(const AlgorithmInfo& info, const KeyParts& key,
+                                                   Botan::RandomNumberGenerator& rng,
+                                                   Groups& groups) {
+  const std::string& type = info.key_type;
+  if (starts_with(type, "rsa-")) {
+    // Botan derives its CRT values (d mod p-1, d mod q-1, q^-1 mod p) from p, q and d.
+    auto k = std::make_unique<Botan::RSA_PrivateKey>(big_part(key, "p"), big_part(key, "q"),
+                                                     big_part(key, "e"), big_part(key, "d"),
+                                                     big_part(key, "n"));
+    check_rsa_size(info, k->get_n());
+    return k;
+  }
+  if (starts_with(type, "ecdsa-"))
+    return std::make_unique<Botan::ECDSA_PrivateKey>(rng, groups.ec(type), big_part(key, "d"));
+  if (starts_with(type, "ecdh-"))
+    return std::make_unique<Botan::ECDH_PrivateKey>(rng, groups.ec(type), big_part(key, "d"));
+  if (type == "ed25519") {
+    const Bytes& priv = sized_part(key, "priv", 32);
+    return std::make_unique<Botan::Ed25519_PrivateKey>(
+        Botan::secure_vector<uint8_t>(priv.begin(), priv.end()));
+  }
+  if (type == "x25519") {
+    const Bytes& priv = sized_part(key, "priv", 32);
+    return std::make_unique<Botan::Curve25519_PrivateKey>(
+        Botan::secure_vector<uint8_t>(priv.begin(), priv.end()));
+  }
+  if (starts_with(type, "ffdhe"))
+    return std::make_unique<Botan::DH_PrivateKey>(rng, groups.dl(type), big_part(key, "x"));
+  throw Unsupported("botan does not offer " + info.name);
+}
+
+std::unique_ptr<Botan::Public_Key> import_public(const AlgorithmInfo& info, const KeyParts& key,
+                                                 Groups& groups) {
+  const std::string& type = info.key_type;
+  if (starts_with(type, "rsa-")) {
+    auto k = std::make_unique<Botan::RSA_PublicKey>(big_part(key, "n"), big_part(key, "e"));
+    check_rsa_size(info, k->get_n());
+    return k;
+  }
+  if (starts_with(type, "ecdsa-")) {
+    const Botan::EC_Group& group = groups.ec(type);
+    return std::make_unique<Botan::ECDSA_PublicKey>(group, ec_point(group, key));
+  }
+  if (type == "ed25519") {
+    const Bytes& pub = sized_part(key, "pub", 32);
+    return std::make_unique<Botan::Ed25519_PublicKey>(pub.data(), pub.size());
+  }
+  throw Unsupported("botan does not offer " + info.name);
+}
+
+// The peer's public value in the form PK_Key_Agreement takes: the raw u-coordinate for X25519,
+// an uncompressed SEC1 point for ECDH (Botan decodes it with an on-curve check), y for FFDH.
+Bytes peer_value(const AlgorithmInfo& info, const KeyParts& peer, Groups& groups) {
+  const std::string& type = info.key_type;
+  if (type == "x25519") return sized_part(peer, "pub", 32);
+  if (starts_with(type, "ecdh-")) {
+    const size_t len = groups.ec(type).get_p_bytes();
+    Bytes out{0x04};
+    for (const char* name : {"x", "y"}) {
+      const Botan::BigInt v = big_part(peer, name);
+      if (v.bytes() > len) throw Error(std::string("peer ") + name + " is too large");
+      const Bytes b = padded(v, len);
+      out.insert(out.end(), b.begin(), b.end());
+    }
+    return out;
+  }
+  if (starts_with(type, "ffdhe")) return key_part(peer, "y");
+  throw Unsupported("botan does not offer " + info.name);
+}
+
+// The padding / EMSA specification Botan's PK_* classes take for one of our algorithms.
+std::string pk_padding(const AlgorithmInfo& info) {
+  if (info.family == "rsa-pkcs1") return "EMSA3(" + botan_hash(info.digest) + ")";
+  // The explicit salt length also makes verification insist on it.
+  if (info.family == "rsa-pss") return "EMSA4(" + botan_hash(info.digest) + ",MGF1,32)";
+  // OAEP(H) is MGF1 with the same hash and an empty label.
+  if (info.family == "rsa-oaep") return "OAEP(" + botan_hash(info.digest) + ")";
+  if (info.family == "ecdsa") return "EMSA1(" + botan_hash(info.digest) + ")";
+  if (info.family == "ed25519") return "Pure";
+  if (info.kind == Kind::KeyAgreement) return "Raw";  // the shared secret itself, no KDF
+  throw Unsupported("botan does not offer " + info.name);
+}
+
+// A failure inside a run() is the library's: a bad ciphertext, an invalid peer value, ...
+template <typename F>
+size_t guarded_run(const std::string& alg, F&& f) {
+  try {
+    return f();
+  } catch (const Botan::Exception& e) {
+    throw Error("botan " + alg + ": " + e.what());
+  }
+}
+
+size_t copy_out(const uint8_t* data, size_t len, uint8_t* out) {
+  std::memcpy(out, data, len);
+  return len;
+}
+
+// IEEE_1363 is the fixed-size format: RSA's k bytes, ECDSA's r || s each padded to the order size.
+class SignOp : public Operation {
+ public:
+  SignOp(const AlgorithmInfo& info, std::unique_ptr<Botan::Private_Key> key,
+         Botan::RandomNumberGenerator& rng)
+      : info_(info),
+        key_(std::move(key)),
+        signer_(*key_, rng, pk_padding(info), Botan::IEEE_1363),
+        rng_(rng) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    return guarded_run(info_.name, [&] {
+      const std::vector<uint8_t> sig = signer_.sign_message(in, len, rng_);
+      return copy_out(sig.data(), sig.size(), out);
+    });
+  }
+
+ private:
+  const AlgorithmInfo& info_;
+  std::unique_ptr<Botan::Private_Key> key_;  // the signer refers to it
+  Botan::PK_Signer signer_;
+  Botan::RandomNumberGenerator& rng_;
+};
+
+class VerifyOp : public Operation {
+ public:
+  VerifyOp(const AlgorithmInfo& info, std::unique_ptr<Botan::Public_Key> key, const Bytes& sig)
+      : info_(info),
+        key_(std::move(key)),
+        verifier_(*key_, pk_padding(info), Botan::IEEE_1363),
+        sig_(sig) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t*) override {
+    bool valid = false;
+    try {
+      valid = verifier_.verify_message(in, len, sig_.data(), sig_.size());
+    } catch (const Botan::Exception& e) {
+      // Botan throws instead of answering false for some malformed signatures.
+      throw Error("botan " + info_.name + ": invalid signature (" + e.what() + ")");
+    }
+    if (!valid) throw Error("botan " + info_.name + ": invalid signature");
+    return 0;
+  }
+
+ private:
+  const AlgorithmInfo& info_;
+  std::unique_ptr<Botan::Public_Key> key_;
+  Botan::PK_Verifier verifier_;
+  Bytes sig_;
+};
+
+class EncryptOp : public Operation {
+ public:
+  EncryptOp(const AlgorithmInfo& info, std::unique_ptr<Botan::Public_Key> key,
+            Botan::RandomNumberGenerator& rng)
+      : info_(info), key_(std::move(key)), enc_(*key_, rng, pk_padding(info)), rng_(rng) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    return guarded_run(info_.name, [&] {
+      const std::vector<uint8_t> c = enc_.encrypt(in, len, rng_);
+      return copy_out(c.data(), c.size(), out);
+    });
+  }
+
+ private:
+  const AlgorithmInfo& info_;
+  std::unique_ptr<Botan::Public_Key> key_;
+  Botan::PK_Encryptor_EME enc_;
+  Botan::RandomNumberGenerator& rng_;
+};
+
+class DecryptOp : public Operation {
+ public:
+  DecryptOp(const AlgorithmInfo& info, std::unique_ptr<Botan::Private_Key> key,
+            Botan::RandomNumberGenerator& rng)
+      : info_(info), key_(std::move(key)), dec_(*key_, rng, pk_padding(info)) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    return guarded_run(info_.name, [&] {
+      const Botan::secure_vector<uint8_t> m = dec_.decrypt(in, len);
+      return copy_out(m.data(), m.size(), out);
+    });
+  }
+
+ private:
+  const AlgorithmInfo& info_;
+  std::unique_ptr<Botan::Private_Key> key_;
+  Botan::PK_Decryptor_EME dec_;
+};
+
+class AgreeOp : public Operation {
+ public:
+  AgreeOp(const AlgorithmInfo& info, std::unique_ptr<Botan::Private_Key> key, Bytes peer,
+          Botan::RandomNumberGenerator& rng)
+      : info_(info),
+        key_(std::move(key)),
+        ka_(*key_, rng, pk_padding(info)),
+        peer_(std::move(peer)) {}
+  // With the "Raw" KDF and key length 0 derive_key() returns the whole shared secret: X25519's 32
+  // bytes, the ECDH x-coordinate and g^xy mod p, both padded to the field / group size. Peer
+  // checks are Botan 2.19's own: an on-curve check for ECDH, 1 < y < p - 1 for FFDH (no subgroup
+  // check), none for X25519 (a small-order peer gives an all-zero secret, no error).
+  size_t run(const uint8_t*, size_t, uint8_t* out) override {
+    return guarded_run(info_.name, [&] {
+      const Botan::SymmetricKey secret = ka_.derive_key(0, peer_.data(), peer_.size());
+      return copy_out(secret.begin(), secret.length(), out);
+    });
+  }
+
+ private:
+  const AlgorithmInfo& info_;
+  std::unique_ptr<Botan::Private_Key> key_;
+  Botan::PK_Key_Agreement ka_;
+  Bytes peer_;
+};
+
+// PBKDF2 and scrypt through PasswordHash, parameterised once in prepare().
+class PasswordHashOp : public Operation {
+ public:
+  PasswordHashOp(const AlgorithmInfo& info, std::unique_ptr<Botan::PasswordHash> pwhash,
+                 const Params& p)
+      : info_(info), pwhash_(std::move(pwhash)), salt_(p.salt), out_len_(p.out_len) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    return guarded_run(info_.name, [&] {
+      pwhash_->derive_key(out, out_len_, reinterpret_cast<const char*>(in), len, salt_.data(),
+                          salt_.size());
+      return out_len_;
+    });
+  }
+
+ private:
+  const AlgorithmInfo& info_;
+  std::unique_ptr<Botan::PasswordHash> pwhash_;
+  Bytes salt_;
+  size_t out_len_;
+};
+
+// Argon2id through the argon2() function rather than PasswordHash, because only the function
+// takes RFC 9106's optional secret K and associated data X. Botan 2.19 processes the lanes one
+// after another in the calling thread.
+class Argon2Op : public Operation {
+ public:
+  Argon2Op(const AlgorithmInfo& info, const Params& p)
+      : info_(info),
+        salt_(p.salt),
+        secret_(p.key),
+        ad_(p.aad),
+        out_len_(p.out_len),
+        t_(cost_param(p, "t")),
+        m_(cost_param(p, "m")),
+        p_(cost_param(p, "p")) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    return guarded_run(info_.name, [&] {
+      constexpr uint8_t kArgon2id = 2;
+      Botan::argon2(out, out_len_, reinterpret_cast<const char*>(in), len, salt_.data(),
+                    salt_.size(), secret_.data(), secret_.size(), ad_.data(), ad_.size(), kArgon2id,
+                    p_, m_, t_);
+      return out_len_;
+    });
+  }
+
+ private:
+  const AlgorithmInfo& info_;
+  Bytes salt_, secret_, ad_;
+  size_t out_len_;
+  size_t t_, m_, p_;
+};
+
+// HKDF(H).kdf() is extract-then-expand; an empty salt becomes HashLen zero bytes, as RFC 5869 says.
+class HkdfOp : public Operation {
+ public:
+  HkdfOp(const AlgorithmInfo& info, const Params& p)
+      : info_(info),
+        kdf_(Botan::KDF::create("HKDF(" + botan_hash(info.digest) + ")")),
+        salt_(p.salt),
+        label_(p.info),
+        out_len_(p.out_len) {
+    if (!kdf_) throw Unsupported("botan has no HKDF(" + botan_hash(info.digest) + ")");
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    return guarded_run(info_.name, [&] {
+      kdf_->kdf(out, out_len_, in, len, salt_.data(), salt_.size(), label_.data(), label_.size());
+      return out_len_;
+    });
+  }
+
+ private:
+  const AlgorithmInfo& info_;
+  std::unique_ptr<Botan::KDF> kdf_;
+  Bytes salt_, label_;
+  size_t out_len_;
+};
+
+// The provider's Botan objects: the RNG every operation and key generation draws from, and the
+// named groups.
+//
+// The RNG is System_RNG (the kernel's random device; this build reads /dev/urandom, code_path's
+// pk_rng), which Botan's own `botan speed` and its C API use by default. Botan's ECC and RSA
+// blinding draw many small random values per operation; from an AutoSeeded_RNG (HMAC_DRBG over
+// SHA-384) those cost about half of an ECDH P-256 agreement here.
+//
+// Both live in a function-local static, not in the provider object: the groups' BigInts are
+// secure_vectors from Botan's mlock pool, itself a function-local static made on first use. The
+// provider object is made before that pool, so the runtime would destroy the pool first and the
+// provider's Botan objects would then free into unmapped pages at exit (it crashed so). Made in
+// init(), after the pool exists, this static is destroyed before it.
+struct PkState {
+  Botan::System_RNG rng;
+  Groups groups;
+};
+
+PkState& pk_state() {
+  Botan::mlock_allocator::instance();
+  static PkState state;
+  return state;
+}
+
+// Catalogue names of what Botan 2.19 offers beyond the symmetric bindings.
+std::vector<std::string> public_key_algorithms() {
+  std::vector<std::string> out;
+  for (const char* bits : {"1024", "2048", "3072", "4096"}) {
+    const std::string rsa = std::string("rsa-") + bits;
+    for (const char* suffix : {"", "-pkcs1-sha256", "-pss-sha256", "-oaep-sha256"})
+      out.push_back(rsa + suffix);
+  }
+  for (const char* name :
+       {"ecdsa-p256", "ecdsa-p384", "ecdsa-p521", "ed25519", "x25519", "ecdh-p256", "ecdh-p384",
+        "ffdhe2048", "ffdhe3072", "ffdhe4096", "pbkdf2-sha1", "pbkdf2-sha256", "pbkdf2-sha512",
+        "scrypt", "argon2id", "hkdf-sha256"})
+    out.push_back(name);
+  return out;
+}
+
+std::unique_ptr<Operation> prepare_kdf(const AlgorithmInfo& info, const Params& p) {
+  if (p.out_len == 0) throw Unsupported(info.name + ": no output length given");
+  if (info.family == "hkdf") return std::make_unique<HkdfOp>(info, p);
+  if (info.family == "argon2") {
+    // RFC 9106's limits, checked here because Botan's argon2() only checks them per call.
+    const uint64_t t = cost_param(p, "t"), m = cost_param(p, "m"), lanes = cost_param(p, "p");
+    if (t == 0 || lanes == 0 || lanes >= (1u << 24) || m < 8 * lanes || p.out_len < 4)
+      throw Unsupported("argon2id needs t >= 1, 1 <= p < 2^24, m >= 8p KiB and 4+ output bytes");
+    return std::make_unique<Argon2Op>(info, p);
+  }
+  std::unique_ptr<Botan::PasswordHashFamily> family;
+  std::unique_ptr<Botan::PasswordHash> pwhash;
+  try {
+    if (info.family == "pbkdf2") {
+      const uint64_t iterations = cost_param(p, "iterations");
+      if (iterations == 0) throw Unsupported("PBKDF2 needs at least one iteration");
+      family = Botan::PasswordHashFamily::create("PBKDF2(" + botan_hash(info.digest) + ")");
+      if (family) pwhash = family->from_params(iterations);
+    } else if (info.family == "scrypt") {
+      family = Botan::PasswordHashFamily::create("Scrypt");
+      if (family)
+        pwhash = family->from_params(cost_param(p, "N"), cost_param(p, "r"), cost_param(p, "p"));
+    }
+  } catch (const Botan::Invalid_Argument& e) {
+    // Parameters outside what Botan accepts (scrypt N not a power of two, ...).
+    throw Unsupported("botan " + info.name + ": " + e.what());
+  }
+  if (!pwhash) throw Unsupported("botan does not offer " + info.name);
+  return std::make_unique<PasswordHashOp>(info, std::move(pwhash), p);
+}
+
 // Botan serves secure_vector allocations of 16..256 bytes (key schedules, nonce-derived subkeys)
 // from a pool of mlock'ed pages, bypassing malloc: the runner's heap counter cannot see them, and
 // the pool's 512 KiB count towards RSS from first use. BOTAN_MLOCK_POOL_SIZE=0 turns it off.
@@ -289,18 +741,25 @@ class BotanProvider : public Provider {
       throw Unsupported("botan has no variant '" + variant + "'");
     }
     variant_ = variant;
+    PkState& state = pk_state();
+    rng_ = &state.rng;
+    groups_ = &state.groups;
   }
   std::vector<std::string> algorithms() const override {
     std::vector<std::string> out;
     for (const auto& b : kBindings) out.push_back(b.ours);
+    for (auto& name : public_key_algorithms()) out.push_back(std::move(name));
     return out;
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
+    if (const AlgorithmInfo* pk = find_algorithm(algorithm);
+        pk && (is_public_key(pk->kind) || pk->kind == Kind::Kdf))
+      return prepare_public_key(checked_algorithm(algorithm, op), op, params);
     const AlgorithmInfo* info = find_algorithm(algorithm);
     const Binding* b = find_binding(algorithm);
     if (!info || !b) throw Unsupported("botan does not offer " + algorithm);
-    const auto ops = operations_for(info->kind);
+    const auto ops = operations_for(*info);
     if (std::find(ops.begin(), ops.end(), op) == ops.end())
       throw Unsupported(algorithm + " has no operation " + to_string(op));
     switch (b->api) {
@@ -333,11 +792,103 @@ class BotanProvider : public Provider {
     note("sha512", Botan::HashFunction::create("SHA-512"));
     note("sha3", Botan::HashFunction::create("SHA-3(256)"));
     out["mlock_pool"] = mlock_pool_state();
+    if (rng_) out["pk_rng"] = rng_->name();  // what signing, OAEP, blinding and keygen draw from
     return out;
   }
 
+  KeyParts generate_key(const std::string& algorithm) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);
+    if (!offers(algorithm)) throw Unsupported("botan cannot generate " + algorithm + " keys");
+    const std::string& type = info.key_type;
+    Botan::RandomNumberGenerator& rng = *rng_;
+    try {
+      if (starts_with(type, "rsa-")) {
+        const Botan::RSA_PrivateKey k(rng, info.bits, 65537);
+        return {{"n", minimal(k.get_n())},   {"e", minimal(k.get_e())},
+                {"d", minimal(k.get_d())},   {"p", minimal(k.get_p())},
+                {"q", minimal(k.get_q())},   {"dp", minimal(k.get_d1())},
+                {"dq", minimal(k.get_d2())}, {"qinv", minimal(k.get_c())}};
+      }
+      if (starts_with(type, "ecdsa-") || starts_with(type, "ecdh-")) {
+        const Botan::EC_Group& group = groups_->ec(type);
+        const size_t len = group.get_p_bytes();
+        // An ECDSA and an ECDH key pair are the same (d, dG); each is made by its own class.
+        std::unique_ptr<Botan::EC_PrivateKey> k;
+        if (starts_with(type, "ecdsa-"))
+          k = std::make_unique<Botan::ECDSA_PrivateKey>(rng, group);
+        else
+          k = std::make_unique<Botan::ECDH_PrivateKey>(rng, group);
+        const Botan::PointGFp& q = k->public_point();
+        return {{"d", padded(k->private_value(), len)},
+                {"x", padded(q.get_affine_x(), len)},
+                {"y", padded(q.get_affine_y(), len)}};
+      }
+      if (type == "ed25519") {
+        const Botan::Ed25519_PrivateKey k(rng);
+        // get_private_key() is seed || public key; RFC 8032's private key is the 32-byte seed.
+        const auto& priv = k.get_private_key();
+        return {{"priv", Bytes(priv.begin(), priv.begin() + 32)}, {"pub", k.get_public_key()}};
+      }
+      if (type == "x25519") {
+        const Botan::Curve25519_PrivateKey k(rng);
+        const auto& priv = k.get_x();
+        return {{"priv", Bytes(priv.begin(), priv.end())}, {"pub", k.public_value()}};
+      }
+      if (starts_with(type, "ffdhe")) {
+        const Botan::DL_Group& group = groups_->dl(type);
+        const Botan::DH_PrivateKey k(rng, group);
+        return {{"x", minimal(k.get_x())}, {"y", padded(k.get_y(), group.p_bytes())}};
+      }
+    } catch (const Botan::Exception& e) {
+      throw Error("botan " + algorithm + " key generation: " + e.what());
+    }
+    throw Unsupported("botan cannot generate " + algorithm + " keys");
+  }
+
  private:
+  bool offers(const std::string& algorithm) const {
+    const auto names = public_key_algorithms();
+    return std::find(names.begin(), names.end(), algorithm) != names.end();
+  }
+
+  std::unique_ptr<Operation> prepare_public_key(const AlgorithmInfo& info, OpKind op,
+                                                const Params& params) {
+    if (!offers(info.name)) throw Unsupported("botan does not offer " + info.name);
+    if (info.kind == Kind::Kdf) return prepare_kdf(info, params);
+    Botan::RandomNumberGenerator& rng = *rng_;
+    // Importing a key or building the padding object: a key Botan rejects is a failure.
+    try {
+      switch (op) {
+        case OpKind::Sign:
+          return std::make_unique<SignOp>(info, import_private(info, params.keypair, rng, *groups_),
+                                          rng);
+        case OpKind::Verify:
+          return std::make_unique<VerifyOp>(info, import_public(info, params.keypair, *groups_),
+                                            params.signature);
+        case OpKind::Encrypt:
+          return std::make_unique<EncryptOp>(info, import_public(info, params.keypair, *groups_),
+                                             rng);
+        case OpKind::Decrypt:
+          return std::make_unique<DecryptOp>(
+              info, import_private(info, params.keypair, rng, *groups_), rng);
+        case OpKind::Derive:
+          return std::make_unique<AgreeOp>(info,
+                                           import_private(info, params.keypair, rng, *groups_),
+                                           peer_value(info, params.peer, *groups_), rng);
+        default:
+          break;
+      }
+    } catch (const Botan::Lookup_Error& e) {
+      throw Unsupported("botan " + info.name + ": " + e.what());
+    } catch (const Botan::Exception& e) {
+      throw Error("botan " + info.name + ": " + e.what());
+    }
+    throw Unsupported(info.name + " has no " + to_string(op) + " operation in botan");
+  }
+
   std::string variant_ = "default";
+  Botan::RandomNumberGenerator* rng_ = nullptr;  // from pk_state(), set in init()
+  Groups* groups_ = nullptr;
 };
 
 }  // namespace

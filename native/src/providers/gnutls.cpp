@@ -2,10 +2,14 @@
 // gnutls_hash_*, gnutls_hmac_*). GnuTLS registers its own assembly (AES-NI, PCLMUL, SSSE3,
 // SHA-NI; OpenSSL's CRYPTOGAMS code) in front of Nettle, which does everything else and makes
 // its own run-time CPU selection. The variants switch these two layers off one after the other.
+// Public-key operations go through the abstract key API (gnutls_privkey_* / gnutls_pubkey_*).
+#include <gnutls/abstract.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 
 #include "cryptobench/provider.hpp"
@@ -164,6 +168,310 @@ class MacOp : public Operation {
   gnutls_hmac_hd_t h_ = nullptr;
 };
 
+// ---- public-key operations ----------------------------------------------------------------------
+// GnuTLS 3.7 has signatures, RSA key generation and PKCS#1 v1.5 encryption in its public API, but
+// no RSA-OAEP (3.8.4) and no raw key agreement (gnutls_privkey_derive_secret, 3.8.2): its ECDH and
+// FFDH run only inside a TLS handshake. So it offers signatures and key pairs, no OAEP, no key
+// agreement.
+
+struct SigRow {
+  const char* ours;
+  int pk;     // gnutls_pk_algorithm_t
+  int curve;  // gnutls_ecc_curve_t, GNUTLS_ECC_CURVE_INVALID for RSA
+  int sign;   // gnutls_sign_algorithm_t, GNUTLS_SIGN_UNKNOWN for a key pair only
+};
+// PSS on an rsaEncryption key is GnuTLS's "RSAE" flavour; GNUTLS_SIGN_RSA_PSS_SHA256 would need
+// an RSA-PSS-restricted key. Salt length = digest length (32), as the catalogue says.
+// Known library behaviour, measured as it is: GnuTLS 3.7.9 (Nettle) accepts an Ed448 signature
+// whose last octet -- the top byte of S, zero in every valid signature -- is not zero.
+constexpr SigRow kSignatures[] = {
+    {"rsa-1024", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID, GNUTLS_SIGN_UNKNOWN},
+    {"rsa-2048", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID, GNUTLS_SIGN_UNKNOWN},
+    {"rsa-3072", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID, GNUTLS_SIGN_UNKNOWN},
+    {"rsa-4096", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID, GNUTLS_SIGN_UNKNOWN},
+    {"rsa-1024-pkcs1-sha256", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID, GNUTLS_SIGN_RSA_SHA256},
+    {"rsa-2048-pkcs1-sha256", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID, GNUTLS_SIGN_RSA_SHA256},
+    {"rsa-3072-pkcs1-sha256", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID, GNUTLS_SIGN_RSA_SHA256},
+    {"rsa-4096-pkcs1-sha256", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID, GNUTLS_SIGN_RSA_SHA256},
+    {"rsa-1024-pss-sha256", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID,
+     GNUTLS_SIGN_RSA_PSS_RSAE_SHA256},
+    {"rsa-2048-pss-sha256", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID,
+     GNUTLS_SIGN_RSA_PSS_RSAE_SHA256},
+    {"rsa-3072-pss-sha256", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID,
+     GNUTLS_SIGN_RSA_PSS_RSAE_SHA256},
+    {"rsa-4096-pss-sha256", GNUTLS_PK_RSA, GNUTLS_ECC_CURVE_INVALID,
+     GNUTLS_SIGN_RSA_PSS_RSAE_SHA256},
+    {"ecdsa-p256", GNUTLS_PK_ECDSA, GNUTLS_ECC_CURVE_SECP256R1, GNUTLS_SIGN_ECDSA_SHA256},
+    {"ecdsa-p384", GNUTLS_PK_ECDSA, GNUTLS_ECC_CURVE_SECP384R1, GNUTLS_SIGN_ECDSA_SHA384},
+    {"ecdsa-p521", GNUTLS_PK_ECDSA, GNUTLS_ECC_CURVE_SECP521R1, GNUTLS_SIGN_ECDSA_SHA512},
+    {"ed25519", GNUTLS_PK_EDDSA_ED25519, GNUTLS_ECC_CURVE_ED25519, GNUTLS_SIGN_EDDSA_ED25519},
+    {"ed448", GNUTLS_PK_EDDSA_ED448, GNUTLS_ECC_CURVE_ED448, GNUTLS_SIGN_EDDSA_ED448},
+};
+
+const SigRow* lookup_sig(const std::string& ours) {
+  for (const auto& row : kSignatures)
+    if (ours == row.ours) return &row;
+  return nullptr;
+}
+
+// A datum GnuTLS allocated.
+struct OwnedDatum {
+  gnutls_datum_t d{nullptr, 0};
+  OwnedDatum() = default;
+  OwnedDatum(const OwnedDatum&) = delete;
+  OwnedDatum& operator=(const OwnedDatum&) = delete;
+  ~OwnedDatum() { gnutls_free(d.data); }
+  Bytes bytes() const { return Bytes(d.data, d.data + d.size); }
+};
+
+// Some GnuTLS functions read a datum's data pointer even when its size is 0.
+gnutls_datum_t view(const uint8_t* p, size_t n) {
+  static uint8_t dummy = 0;
+  return {const_cast<unsigned char*>(n ? p : &dummy), static_cast<unsigned int>(n)};
+}
+gnutls_datum_t view(const Bytes& b) { return view(b.data(), b.size()); }
+
+// Key parts may have leading zeros or be short; the r||s and x/y encodings are fixed-width.
+Bytes fixed_width(const uint8_t* p, size_t n, size_t width) {
+  size_t skip = 0;
+  while (skip < n && p[skip] == 0) ++skip;
+  if (n - skip > width) throw Error("integer longer than " + std::to_string(width) + " bytes");
+  Bytes out(width - (n - skip), 0);
+  out.insert(out.end(), p + skip, p + n);
+  return out;
+}
+Bytes fixed_width(const gnutls_datum_t& d, size_t width) {
+  return fixed_width(d.data, d.size, width);
+}
+
+// Minimal big-endian form (at least one byte): DER integers must not carry extra zeros.
+Bytes minimal(const uint8_t* p, size_t n) {
+  size_t skip = 0;
+  while (skip + 1 < n && p[skip] == 0) ++skip;
+  return Bytes(p + skip, p + n);
+}
+
+bool is_eddsa(const SigRow& row) {
+  return row.pk == GNUTLS_PK_EDDSA_ED25519 || row.pk == GNUTLS_PK_EDDSA_ED448;
+}
+
+size_t width_of(const AlgorithmInfo& info) { return (info.bits + 7) / 8; }
+
+class PrivKey {
+ public:
+  PrivKey() { check(gnutls_privkey_init(&k_), "privkey init"); }
+  ~PrivKey() { gnutls_privkey_deinit(k_); }
+  PrivKey(const PrivKey&) = delete;
+  PrivKey& operator=(const PrivKey&) = delete;
+  gnutls_privkey_t get() const { return k_; }
+
+ private:
+  gnutls_privkey_t k_ = nullptr;
+};
+
+class PubKey {
+ public:
+  PubKey() { check(gnutls_pubkey_init(&k_), "pubkey init"); }
+  ~PubKey() { gnutls_pubkey_deinit(k_); }
+  PubKey(const PubKey&) = delete;
+  PubKey& operator=(const PubKey&) = delete;
+  gnutls_pubkey_t get() const { return k_; }
+
+ private:
+  gnutls_pubkey_t k_ = nullptr;
+};
+
+void import_private(const SigRow& row, const KeyParts& k, gnutls_privkey_t key) {
+  if (row.pk == GNUTLS_PK_RSA) {
+    // GnuTLS's coefficient u is q^-1 mod p (Nettle's c), i.e. PKCS#1's qInv; e1, e2 = dp, dq.
+    const gnutls_datum_t n = view(key_part(k, "n")), e = view(key_part(k, "e")),
+                         d = view(key_part(k, "d")), p = view(key_part(k, "p")),
+                         q = view(key_part(k, "q")), u = view(key_part(k, "qinv")),
+                         e1 = view(key_part(k, "dp")), e2 = view(key_part(k, "dq"));
+    check(gnutls_privkey_import_rsa_raw(key, &n, &e, &d, &p, &q, &u, &e1, &e2), "RSA key import");
+    return;
+  }
+  const auto curve = static_cast<gnutls_ecc_curve_t>(row.curve);
+  if (is_eddsa(row)) {
+    const gnutls_datum_t pub = view(key_part(k, "pub")), priv = view(key_part(k, "priv"));
+    check(gnutls_privkey_import_ecc_raw(key, curve, &pub, nullptr, &priv), "EdDSA key import");
+    return;
+  }
+  const gnutls_datum_t x = view(key_part(k, "x")), y = view(key_part(k, "y")),
+                       d = view(key_part(k, "d"));
+  check(gnutls_privkey_import_ecc_raw(key, curve, &x, &y, &d), "EC key import");
+}
+
+void import_public(const SigRow& row, const KeyParts& k, gnutls_pubkey_t key) {
+  if (row.pk == GNUTLS_PK_RSA) {
+    const gnutls_datum_t n = view(key_part(k, "n")), e = view(key_part(k, "e"));
+    check(gnutls_pubkey_import_rsa_raw(key, &n, &e), "RSA public key import");
+    return;
+  }
+  const auto curve = static_cast<gnutls_ecc_curve_t>(row.curve);
+  if (is_eddsa(row)) {
+    const gnutls_datum_t pub = view(key_part(k, "pub"));
+    check(gnutls_pubkey_import_ecc_raw(key, curve, &pub, nullptr), "EdDSA public key import");
+    return;
+  }
+  const gnutls_datum_t x = view(key_part(k, "x")), y = view(key_part(k, "y"));
+  check(gnutls_pubkey_import_ecc_raw(key, curve, &x, &y), "EC public key import");
+}
+
+// gnutls_privkey_sign_data2 hashes the message itself (or signs it as is, for EdDSA) and returns
+// a freshly allocated signature, ECDSA's as DER.
+class SignOp : public Operation {
+ public:
+  SignOp(const SigRow& row, const AlgorithmInfo& info, const Params& p)
+      : algo_(static_cast<gnutls_sign_algorithm_t>(row.sign)),
+        ecdsa_(row.pk == GNUTLS_PK_ECDSA),
+        width_(width_of(info)) {
+    import_private(row, p.keypair, key_.get());
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    const gnutls_datum_t msg = view(in, len);
+    OwnedDatum sig;
+    check(gnutls_privkey_sign_data2(key_.get(), algo_, 0, &msg, &sig.d), "sign");
+    if (!ecdsa_) {
+      std::copy(sig.d.data, sig.d.data + sig.d.size, out);
+      return sig.d.size;
+    }
+    OwnedDatum r, s;
+    check(gnutls_decode_rs_value(&sig.d, &r.d, &s.d), "decode ECDSA signature");
+    const Bytes rr = fixed_width(r.d, width_), ss = fixed_width(s.d, width_);
+    std::copy(rr.begin(), rr.end(), out);
+    std::copy(ss.begin(), ss.end(), out + width_);
+    return 2 * width_;
+  }
+
+ private:
+  gnutls_sign_algorithm_t algo_;
+  bool ecdsa_;
+  size_t width_;
+  PrivKey key_;
+};
+
+class VerifyOp : public Operation {
+ public:
+  VerifyOp(const SigRow& row, const AlgorithmInfo& info, const Params& p)
+      : algo_(static_cast<gnutls_sign_algorithm_t>(row.sign)) {
+    import_public(row, p.keypair, key_.get());
+    if (row.pk != GNUTLS_PK_ECDSA) {
+      sig_ = p.signature;
+      return;
+    }
+    const size_t w = width_of(info);
+    if (p.signature.size() != 2 * w) return;  // malformed: sig_ stays empty, run() rejects it
+    const Bytes r = minimal(p.signature.data(), w), s = minimal(p.signature.data() + w, w);
+    const gnutls_datum_t rd = view(r), sd = view(s);
+    OwnedDatum der;
+    check(gnutls_encode_rs_value(&der.d, &rd, &sd), "encode ECDSA signature");
+    sig_ = der.bytes();
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t*) override {
+    const gnutls_datum_t msg = view(in, len), sig = view(sig_);
+    if (sig_.empty() || gnutls_pubkey_verify_data2(key_.get(), algo_, 0, &msg, &sig) < 0)
+      throw Error("signature is not valid");
+    return 0;
+  }
+
+ private:
+  gnutls_sign_algorithm_t algo_;
+  Bytes sig_;
+  PubKey key_;
+};
+
+KeyParts generate(const SigRow& row, const AlgorithmInfo& info) {
+  PrivKey key;
+  const unsigned bits = row.pk == GNUTLS_PK_RSA
+                            ? static_cast<unsigned>(info.bits)
+                            : GNUTLS_CURVE_TO_BITS(static_cast<gnutls_ecc_curve_t>(row.curve));
+  check(gnutls_privkey_generate2(key.get(), static_cast<gnutls_pk_algorithm_t>(row.pk), bits, 0,
+                                 nullptr, 0),
+        "key generation");
+  KeyParts out;
+  if (row.pk == GNUTLS_PK_RSA) {
+    OwnedDatum n, e, d, p, q, u, e1, e2;
+    check(gnutls_privkey_export_rsa_raw2(key.get(), &n.d, &e.d, &d.d, &p.d, &q.d, &u.d, &e1.d,
+                                         &e2.d, GNUTLS_EXPORT_FLAG_NO_LZ),
+          "RSA key export");
+    out = {{"n", n.bytes()}, {"e", e.bytes()},   {"d", d.bytes()},   {"p", p.bytes()},
+           {"q", q.bytes()}, {"dp", e1.bytes()}, {"dq", e2.bytes()}, {"qinv", u.bytes()}};
+    return out;
+  }
+  gnutls_ecc_curve_t curve;
+  OwnedDatum x, y, k;
+  check(
+      gnutls_privkey_export_ecc_raw2(key.get(), &curve, &x.d, &y.d, &k.d, GNUTLS_EXPORT_FLAG_NO_LZ),
+      "EC key export");
+  if (is_eddsa(row)) {
+    out["priv"] = k.bytes();
+    out["pub"] = x.bytes();
+  } else {
+    const size_t w = width_of(info);
+    out["d"] = fixed_width(k.d, w);
+    out["x"] = fixed_width(x.d, w);
+    out["y"] = fixed_width(y.d, w);
+  }
+  return out;
+}
+
+// ---- key derivation -----------------------------------------------------------------------------
+// gnutls_pbkdf2 and gnutls_hkdf_extract/expand; GnuTLS has no scrypt or Argon2.
+
+struct KdfRow {
+  const char* ours;
+  int mac;  // gnutls_mac_algorithm_t
+};
+constexpr KdfRow kKdfs[] = {
+    {"pbkdf2-sha1", GNUTLS_MAC_SHA1},
+    {"pbkdf2-sha256", GNUTLS_MAC_SHA256},
+    {"pbkdf2-sha512", GNUTLS_MAC_SHA512},
+    {"hkdf-sha256", GNUTLS_MAC_SHA256},
+};
+
+const KdfRow* lookup_kdf(const std::string& ours) {
+  for (const auto& row : kKdfs)
+    if (ours == row.ours) return &row;
+  return nullptr;
+}
+
+class KdfOp : public Operation {
+ public:
+  KdfOp(const KdfRow& row, const AlgorithmInfo& info, const Params& p)
+      : mac_(static_cast<gnutls_mac_algorithm_t>(row.mac)),
+        hkdf_(info.family == "hkdf"),
+        out_len_(p.out_len),
+        salt_(p.salt),
+        info_(p.info) {
+    if (out_len_ == 0) throw Unsupported(info.name + ": output length 0");
+    if (!hkdf_) {
+      const uint64_t it = cost_param(p, "iterations");
+      if (it == 0 || it > UINT_MAX) throw Unsupported(info.name + ": iteration count out of range");
+      iterations_ = static_cast<unsigned>(it);
+    }
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    const gnutls_datum_t secret = view(in, len), salt = view(salt_);
+    if (!hkdf_) {
+      check(gnutls_pbkdf2(mac_, &secret, &salt, iterations_, out, out_len_), "PBKDF2");
+      return out_len_;
+    }
+    uint8_t prk[64];
+    check(gnutls_hkdf_extract(mac_, &secret, &salt, prk), "HKDF extract");
+    const gnutls_datum_t prk_d = view(prk, gnutls_hmac_get_len(mac_)), info = view(info_);
+    check(gnutls_hkdf_expand(mac_, &prk_d, &info, out, out_len_), "HKDF expand");
+    return out_len_;
+  }
+
+ private:
+  gnutls_mac_algorithm_t mac_;
+  bool hkdf_;
+  size_t out_len_;
+  unsigned iterations_ = 0;
+  Bytes salt_, info_;
+};
+
 // ---- what the library says about itself --------------------------------------------------------
 
 // GnuTLS logs which accelerators it registers ("Intel AES accelerator was detected") while it
@@ -281,7 +589,7 @@ class GnutlsProvider : public Provider {
     accelerators_ = log.empty() ? "(not captured: GnuTLS was initialised elsewhere in the process)"
                                 : accelerators_from(log);
     for (const auto& a : cb::algorithms())
-      if (usable(a.name)) offered_.push_back(a.name);
+      if (usable(a.name) || lookup_sig(a.name) || lookup_kdf(a.name)) offered_.push_back(a.name);
   }
   std::vector<std::string> algorithms() const override { return offered_; }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
@@ -301,7 +609,18 @@ class GnutlsProvider : public Provider {
       return std::make_unique<DigestOp>(static_cast<gnutls_digest_algorithm_t>(r->algo));
     if (const Row* r = lookup(kMacs, algorithm))
       return std::make_unique<MacOp>(static_cast<gnutls_mac_algorithm_t>(r->algo), params);
-    throw Unsupported("gnutls does not offer " + algorithm);
+    if (const SigRow* r = lookup_sig(algorithm)) {
+      if (op == OpKind::Sign) return std::make_unique<SignOp>(*r, *info, params);
+      if (op == OpKind::Verify) return std::make_unique<VerifyOp>(*r, *info, params);
+    }
+    if (const KdfRow* r = lookup_kdf(algorithm)) return std::make_unique<KdfOp>(*r, *info, params);
+    throw Unsupported("gnutls does not offer " + algorithm + " " + to_string(op));
+  }
+  KeyParts generate_key(const std::string& algorithm) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);
+    const SigRow* row = lookup_sig(algorithm);
+    if (!row) throw Unsupported("gnutls cannot generate " + algorithm + " keys");
+    return generate(*row, info);
   }
   std::map<std::string, std::string> code_path() const override {
     const char* cpuid = std::getenv("GNUTLS_CPUID_OVERRIDE");

@@ -2,15 +2,32 @@
 // layer (mbedtls_md_*) and the generic CMAC (mbedtls_cipher_cmac_*). What is offered is asked of
 // the library at run time: mbedtls_{cipher,md}_info_from_type() return NULL for anything the
 // build left out.
+//
+// Public key: RSA (PKCS#1 v1.5, PSS, OAEP, key generation), ECDSA and ECDH on the NIST curves,
+// X25519/X448 through the same ECDH functions (mbedTLS 2.28 has no EdDSA), FFDH with the RFC 7919
+// primes from dhm.h, PBKDF2 and HKDF (no scrypt or Argon2). Randomness comes from one CTR_DRBG.
 #include <mbedtls/aesni.h>
+#include <mbedtls/bignum.h>
 #include <mbedtls/cipher.h>
 #include <mbedtls/cmac.h>
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/dhm.h>
+#include <mbedtls/ecdh.h>
+#include <mbedtls/ecdsa.h>
+#include <mbedtls/ecp.h>
+#include <mbedtls/entropy.h>
 #include <mbedtls/error.h>
+#include <mbedtls/hkdf.h>
 #include <mbedtls/md.h>
+#include <mbedtls/pkcs5.h>
+#include <mbedtls/rsa.h>
 #include <mbedtls/version.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "cryptobench/provider.hpp"
 
@@ -245,6 +262,523 @@ class CmacOp : public Operation {
   KeyedCipher cipher_;
 };
 
+// ---- public key ---------------------------------------------------------------------------------
+
+// mbedTLS draws randomness (RSA padding and blinding, ECDSA nonces, key generation) through a
+// caller-supplied generator: one CTR_DRBG seeded from the entropy module serves the process.
+class Drbg {
+ public:
+  Drbg() {
+    mbedtls_entropy_init(&entropy_);
+    mbedtls_ctr_drbg_init(&drbg_);
+    static const unsigned char kPersonal[] = "cryptobench";
+    check(mbedtls_ctr_drbg_seed(&drbg_, mbedtls_entropy_func, &entropy_, kPersonal,
+                                sizeof kPersonal - 1),
+          "CTR_DRBG seed");
+  }
+  ~Drbg() {
+    mbedtls_ctr_drbg_free(&drbg_);
+    mbedtls_entropy_free(&entropy_);
+  }
+  Drbg(const Drbg&) = delete;
+  Drbg& operator=(const Drbg&) = delete;
+  static int random(void* self, unsigned char* out, size_t len) {
+    return mbedtls_ctr_drbg_random(&static_cast<Drbg*>(self)->drbg_, out, len);
+  }
+
+ private:
+  mbedtls_entropy_context entropy_;
+  mbedtls_ctr_drbg_context drbg_;
+};
+
+class Mpi {
+ public:
+  Mpi() { mbedtls_mpi_init(&v_); }
+  explicit Mpi(const Bytes& big_endian) : Mpi() { read(big_endian); }
+  ~Mpi() { mbedtls_mpi_free(&v_); }
+  Mpi(const Mpi&) = delete;
+  Mpi& operator=(const Mpi&) = delete;
+  void read(const Bytes& big_endian) {
+    check(mbedtls_mpi_read_binary(&v_, big_endian.data(), big_endian.size()), "read integer");
+  }
+  mbedtls_mpi* get() { return &v_; }
+  const mbedtls_mpi* get() const { return &v_; }
+
+ private:
+  mbedtls_mpi v_;
+};
+
+// Big-endian, left-padded to `size` bytes (0: the integer's own length).
+Bytes to_bytes(const mbedtls_mpi* v, size_t size = 0) {
+  Bytes out(size ? size : mbedtls_mpi_size(v));
+  check(mbedtls_mpi_write_binary(v, out.data(), out.size()), "write integer");
+  return out;
+}
+
+const unsigned char* nonnull(const unsigned char* p) {
+  static const unsigned char kEmpty[1] = {0};
+  return p ? p : kEmpty;
+}
+
+mbedtls_md_type_t md_type(const std::string& digest) {
+  if (digest == "sha1") return MBEDTLS_MD_SHA1;
+  if (digest == "sha256") return MBEDTLS_MD_SHA256;
+  if (digest == "sha384") return MBEDTLS_MD_SHA384;
+  if (digest == "sha512") return MBEDTLS_MD_SHA512;
+  throw Unsupported("mbedtls: no digest '" + digest + "'");
+}
+
+// The message digest a signature covers, computed inside run() as part of the operation.
+class Digest {
+ public:
+  explicit Digest(const std::string& digest)
+      : type_(md_type(digest)), info_(md_info(type_, digest)), size_(mbedtls_md_get_size(info_)) {}
+  const unsigned char* operator()(const uint8_t* in, size_t len) {
+    check(mbedtls_md(info_, nonnull(in), len, buf_), "digest");
+    return buf_;
+  }
+  mbedtls_md_type_t type() const { return type_; }
+  unsigned size() const { return size_; }
+
+ private:
+  mbedtls_md_type_t type_;
+  const mbedtls_md_info_t* info_;
+  unsigned size_;
+  unsigned char buf_[MBEDTLS_MD_MAX_SIZE];
+};
+
+// ---- RSA
+
+class RsaKey {
+ public:
+  // RSASSA-PKCS1-v1_5 ignores the hash id; PSS and OAEP use it for MGF1 (SHA-256 here).
+  RsaKey(const AlgorithmInfo& info, const KeyParts& key, bool with_private) {
+    mbedtls_rsa_init(&ctx_,
+                     info.family == "rsa-pkcs1" ? MBEDTLS_RSA_PKCS_V15 : MBEDTLS_RSA_PKCS_V21,
+                     info.family == "rsa-pkcs1" ? MBEDTLS_MD_NONE : md_type(info.digest));
+    Mpi n(key_part(key, "n")), e(key_part(key, "e"));
+    if (with_private) {
+      // mbedTLS takes no CRT values on import; rsa_complete() recomputes dp, dq and qinv.
+      Mpi p(key_part(key, "p")), q(key_part(key, "q")), d(key_part(key, "d"));
+      check(mbedtls_rsa_import(&ctx_, n.get(), p.get(), q.get(), d.get(), e.get()), "RSA import");
+    } else {
+      check(mbedtls_rsa_import(&ctx_, n.get(), nullptr, nullptr, nullptr, e.get()), "RSA import");
+    }
+    check(mbedtls_rsa_complete(&ctx_), "RSA key");
+    if (mbedtls_mpi_bitlen(n.get()) != info.bits)
+      throw Error(info.name + " needs a " + std::to_string(info.bits) + "-bit modulus");
+  }
+  ~RsaKey() { mbedtls_rsa_free(&ctx_); }
+  RsaKey(const RsaKey&) = delete;
+  RsaKey& operator=(const RsaKey&) = delete;
+  mbedtls_rsa_context* get() { return &ctx_; }
+  size_t size() const { return mbedtls_rsa_get_len(&ctx_); }
+
+ private:
+  mbedtls_rsa_context ctx_;
+};
+
+class RsaSignOp : public Operation {
+ public:
+  RsaSignOp(const AlgorithmInfo& info, const Params& p, Drbg* rng)
+      : key_(info, p.keypair, true),
+        digest_(info.digest),
+        pss_(info.family == "rsa-pss"),
+        rng_(rng) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    const unsigned char* hash = digest_(in, len);
+    if (pss_) {
+      // The salt is as long as the digest (32 bytes), as the catalogue fixes it.
+      check(mbedtls_rsa_rsassa_pss_sign_ext(key_.get(), Drbg::random, rng_, digest_.type(),
+                                            digest_.size(), hash, static_cast<int>(digest_.size()),
+                                            out),
+            "RSA-PSS sign");
+    } else {
+      check(mbedtls_rsa_rsassa_pkcs1_v15_sign(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PRIVATE,
+                                              digest_.type(), digest_.size(), hash, out),
+            "RSA PKCS#1 v1.5 sign");
+    }
+    return key_.size();
+  }
+
+ private:
+  RsaKey key_;
+  Digest digest_;
+  bool pss_;
+  Drbg* rng_;
+};
+
+class RsaVerifyOp : public Operation {
+ public:
+  RsaVerifyOp(const AlgorithmInfo& info, const Params& p, Drbg* rng)
+      : key_(info, p.keypair, false),
+        digest_(info.digest),
+        pss_(info.family == "rsa-pss"),
+        sig_(p.signature),
+        rng_(rng) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t*) override {
+    // mbedTLS reads exactly k signature bytes, so a signature of any other length is invalid.
+    if (sig_.size() != key_.size()) throw Error("RSA signature has the wrong length");
+    const unsigned char* hash = digest_(in, len);
+    const int ret = pss_ ? mbedtls_rsa_rsassa_pss_verify_ext(
+                               key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PUBLIC, digest_.type(),
+                               digest_.size(), hash, digest_.type(),
+                               static_cast<int>(digest_.size()), sig_.data())
+                         : mbedtls_rsa_rsassa_pkcs1_v15_verify(key_.get(), Drbg::random, rng_,
+                                                               MBEDTLS_RSA_PUBLIC, digest_.type(),
+                                                               digest_.size(), hash, sig_.data());
+    if (ret != 0) throw Error("RSA signature invalid: " + describe(ret));
+    return 0;
+  }
+
+ private:
+  RsaKey key_;
+  Digest digest_;
+  bool pss_;
+  Bytes sig_;
+  Drbg* rng_;
+};
+
+class RsaOaepOp : public Operation {
+ public:
+  RsaOaepOp(const AlgorithmInfo& info, OpKind op, const Params& p, Drbg* rng)
+      : key_(info, p.keypair, op == OpKind::Decrypt), encrypt_(op == OpKind::Encrypt), rng_(rng) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    if (encrypt_) {
+      check(mbedtls_rsa_rsaes_oaep_encrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PUBLIC,
+                                           nullptr, 0, len, nonnull(in), out),
+            "RSA-OAEP encrypt");
+      return key_.size();
+    }
+    if (len != key_.size()) throw Error("RSA-OAEP ciphertext has the wrong length");
+    size_t n = 0;
+    check(mbedtls_rsa_rsaes_oaep_decrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PRIVATE,
+                                         nullptr, 0, &n, in, out, key_.size()),
+          "RSA-OAEP decrypt");
+    return n;
+  }
+
+ private:
+  RsaKey key_;
+  bool encrypt_;
+  Drbg* rng_;
+};
+
+KeyParts generate_rsa(const AlgorithmInfo& info, Drbg* rng) {
+  mbedtls_rsa_context ctx;
+  mbedtls_rsa_init(&ctx, MBEDTLS_RSA_PKCS_V15, MBEDTLS_MD_NONE);
+  struct Free {
+    mbedtls_rsa_context* c;
+    ~Free() { mbedtls_rsa_free(c); }
+  } free_ctx{&ctx};
+  check(mbedtls_rsa_gen_key(&ctx, Drbg::random, rng, static_cast<unsigned>(info.bits), 65537),
+        "RSA key generation");
+  Mpi n, p, q, d, e, dp, dq, qinv;
+  check(mbedtls_rsa_export(&ctx, n.get(), p.get(), q.get(), d.get(), e.get()), "RSA export");
+  check(mbedtls_rsa_export_crt(&ctx, dp.get(), dq.get(), qinv.get()), "RSA CRT export");
+  return {{"n", to_bytes(n.get())},   {"e", to_bytes(e.get())},      {"d", to_bytes(d.get())},
+          {"p", to_bytes(p.get())},   {"q", to_bytes(q.get())},      {"dp", to_bytes(dp.get())},
+          {"dq", to_bytes(dq.get())}, {"qinv", to_bytes(qinv.get())}};
+}
+
+// ---- elliptic curves: ECDSA, ECDH and X25519/X448 share one key representation
+
+mbedtls_ecp_group_id curve_of(const std::string& alg) {
+  if (alg == "ecdsa-p256" || alg == "ecdh-p256") return MBEDTLS_ECP_DP_SECP256R1;
+  if (alg == "ecdsa-p384" || alg == "ecdh-p384") return MBEDTLS_ECP_DP_SECP384R1;
+  if (alg == "ecdsa-p521") return MBEDTLS_ECP_DP_SECP521R1;
+  if (alg == "x25519") return MBEDTLS_ECP_DP_CURVE25519;
+  if (alg == "x448") return MBEDTLS_ECP_DP_CURVE448;
+  return MBEDTLS_ECP_DP_NONE;
+}
+
+bool curve_available(mbedtls_ecp_group_id id) {
+  return id != MBEDTLS_ECP_DP_NONE && mbedtls_ecp_curve_info_from_grp_id(id) != nullptr;
+}
+
+// A group with an optional private scalar d and public point Q. Weierstrass keys are our
+// big-endian d, x, y; Montgomery keys (X25519, X448) are RFC 7748 little-endian byte strings,
+// which mbedtls_ecp_read_key() and mbedtls_ecp_point_read_binary() take as they are (the first
+// clamps the scalar, the second masks the top bit of an X25519 u-coordinate).
+class EcKey {
+ public:
+  explicit EcKey(mbedtls_ecp_group_id id) {
+    mbedtls_ecp_keypair_init(&kp_);
+    check(mbedtls_ecp_group_load(&kp_.grp, id), "load curve");
+  }
+  ~EcKey() { mbedtls_ecp_keypair_free(&kp_); }
+  EcKey(const EcKey&) = delete;
+  EcKey& operator=(const EcKey&) = delete;
+
+  bool montgomery() const { return mbedtls_ecp_get_type(&kp_.grp) == MBEDTLS_ECP_TYPE_MONTGOMERY; }
+  size_t field_size() const { return (kp_.grp.pbits + 7) / 8; }
+
+  void import_private(const KeyParts& key) {
+    if (montgomery()) {
+      const Bytes& priv = key_part(key, "priv");
+      const int ret = mbedtls_ecp_read_key(kp_.grp.id, &kp_, priv.data(), priv.size());
+      if (ret != MBEDTLS_ERR_ECP_FEATURE_UNAVAILABLE) {
+        check(ret, "private key");
+        return;
+      }
+      // mbedtls_ecp_read_key() in 2.28 knows only Curve25519, so X448 scalars are decoded here
+      // as RFC 7748 section 5 does: little-endian, the two low bits cleared, bit 447 set.
+      if (priv.size() != field_size()) throw Error("X448 private key must be 56 bytes");
+      check(mbedtls_mpi_read_binary_le(&kp_.d, priv.data(), priv.size()), "private key");
+      check(mbedtls_mpi_set_bit(&kp_.d, 0, 0), "private key");
+      check(mbedtls_mpi_set_bit(&kp_.d, 1, 0), "private key");
+      check(mbedtls_mpi_set_bit(&kp_.d, kp_.grp.nbits, 1), "private key");
+      check(mbedtls_ecp_check_privkey(&kp_.grp, &kp_.d), "private key");
+    } else {
+      check(mbedtls_mpi_read_binary(&kp_.d, key_part(key, "d").data(), key_part(key, "d").size()),
+            "private key");
+      check(mbedtls_ecp_check_privkey(&kp_.grp, &kp_.d), "private key");
+    }
+  }
+  // Checks that the point is on the curve (and, for Montgomery curves, not of small order).
+  void import_public(const KeyParts& key) {
+    if (montgomery()) {
+      const Bytes& pub = key_part(key, "pub");
+      check(mbedtls_ecp_point_read_binary(&kp_.grp, &kp_.Q, pub.data(), pub.size()), "public key");
+    } else {
+      check(mbedtls_mpi_read_binary(&kp_.Q.X, key_part(key, "x").data(), key_part(key, "x").size()),
+            "public key x");
+      check(mbedtls_mpi_read_binary(&kp_.Q.Y, key_part(key, "y").data(), key_part(key, "y").size()),
+            "public key y");
+      check(mbedtls_mpi_lset(&kp_.Q.Z, 1), "public key z");
+    }
+    check(mbedtls_ecp_check_pubkey(&kp_.grp, &kp_.Q), "public key");
+  }
+
+  KeyParts generate(Drbg* rng) {
+    check(mbedtls_ecp_gen_keypair(&kp_.grp, &kp_.d, &kp_.Q, Drbg::random, rng),
+          "EC key generation");
+    const size_t f = field_size();
+    if (montgomery()) {
+      Bytes priv(f), pub(f);
+      size_t n = 0;
+      // mbedtls_ecp_write_key() in 2.28 knows only Curve25519; the encoding is little-endian.
+      const int ret = mbedtls_ecp_write_key(&kp_, priv.data(), priv.size());
+      if (ret == MBEDTLS_ERR_ECP_FEATURE_UNAVAILABLE)
+        check(mbedtls_mpi_write_binary_le(&kp_.d, priv.data(), priv.size()), "export private key");
+      else
+        check(ret, "export private key");
+      check(mbedtls_ecp_point_write_binary(&kp_.grp, &kp_.Q, MBEDTLS_ECP_PF_UNCOMPRESSED, &n,
+                                           pub.data(), pub.size()),
+            "export public key");
+      return {{"priv", std::move(priv)}, {"pub", std::move(pub)}};
+    }
+    return {{"d", to_bytes(&kp_.d, f)}, {"x", to_bytes(&kp_.Q.X, f)}, {"y", to_bytes(&kp_.Q.Y, f)}};
+  }
+
+  mbedtls_ecp_keypair kp_;
+};
+
+class EcdsaSignOp : public Operation {
+ public:
+  EcdsaSignOp(const AlgorithmInfo& info, const Params& p, Drbg* rng)
+      : key_(curve_of(info.name)), digest_(info.digest), rng_(rng) {
+    key_.import_private(p.keypair);
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    const unsigned char* hash = digest_(in, len);
+    check(mbedtls_ecdsa_sign(&key_.kp_.grp, r_.get(), s_.get(), &key_.kp_.d, hash, digest_.size(),
+                             Drbg::random, rng_),
+          "ECDSA sign");
+    const size_t f = key_.field_size();
+    check(mbedtls_mpi_write_binary(r_.get(), out, f), "write r");
+    check(mbedtls_mpi_write_binary(s_.get(), out + f, f), "write s");
+    return 2 * f;
+  }
+
+ private:
+  EcKey key_;
+  Digest digest_;
+  Drbg* rng_;
+  Mpi r_, s_;
+};
+
+class EcdsaVerifyOp : public Operation {
+ public:
+  EcdsaVerifyOp(const AlgorithmInfo& info, const Params& p)
+      : key_(curve_of(info.name)), digest_(info.digest) {
+    key_.import_public(p.keypair);
+    const size_t f = key_.field_size();
+    well_formed_ = p.signature.size() == 2 * f;
+    if (well_formed_) {
+      check(mbedtls_mpi_read_binary(r_.get(), p.signature.data(), f), "read r");
+      check(mbedtls_mpi_read_binary(s_.get(), p.signature.data() + f, f), "read s");
+    }
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t*) override {
+    if (!well_formed_) throw Error("ECDSA signature has the wrong length");
+    const unsigned char* hash = digest_(in, len);
+    const int ret =
+        mbedtls_ecdsa_verify(&key_.kp_.grp, hash, digest_.size(), &key_.kp_.Q, r_.get(), s_.get());
+    if (ret != 0) throw Error("ECDSA signature invalid: " + describe(ret));
+    return 0;
+  }
+
+ private:
+  EcKey key_;
+  Digest digest_;
+  Mpi r_, s_;
+  bool well_formed_ = false;
+};
+
+class EcdhOp : public Operation {
+ public:
+  EcdhOp(const AlgorithmInfo& info, const Params& p, Drbg* rng)
+      : own_(curve_of(info.name)), peer_(curve_of(info.name)), rng_(rng) {
+    own_.import_private(p.keypair);
+    peer_.import_public(p.peer);
+  }
+  size_t run(const uint8_t*, size_t, uint8_t* out) override {
+    check(mbedtls_ecdh_compute_shared(&own_.kp_.grp, z_.get(), &peer_.kp_.Q, &own_.kp_.d,
+                                      Drbg::random, rng_),
+          "ECDH");
+    const size_t f = own_.field_size();
+    // RFC 7748 shared secrets are little-endian u-coordinates, SP 800-56A's big-endian x.
+    if (own_.montgomery())
+      check(mbedtls_mpi_write_binary_le(z_.get(), out, f), "write shared secret");
+    else
+      check(mbedtls_mpi_write_binary(z_.get(), out, f), "write shared secret");
+    return f;
+  }
+
+ private:
+  EcKey own_, peer_;
+  Drbg* rng_;
+  Mpi z_;
+};
+
+// ---- finite-field Diffie-Hellman over the RFC 7919 groups mbedTLS ships
+
+struct FfdheGroup {
+  const char* name;
+  const unsigned char* p;
+  size_t p_len;
+  // Private exponent length for key generation: RFC 7919 section 5.2's suggested minimum
+  // (225, 275, 325 bits) rounded up to bytes. mbedTLS leaves the length to the caller.
+  int x_bytes;
+};
+const unsigned char kFfdhe2048[] = MBEDTLS_DHM_RFC7919_FFDHE2048_P_BIN;
+const unsigned char kFfdhe3072[] = MBEDTLS_DHM_RFC7919_FFDHE3072_P_BIN;
+const unsigned char kFfdhe4096[] = MBEDTLS_DHM_RFC7919_FFDHE4096_P_BIN;
+const FfdheGroup kFfdhe[] = {
+    {"ffdhe2048", kFfdhe2048, sizeof kFfdhe2048, 29},
+    {"ffdhe3072", kFfdhe3072, sizeof kFfdhe3072, 35},
+    {"ffdhe4096", kFfdhe4096, sizeof kFfdhe4096, 41},
+};
+
+const FfdheGroup* ffdhe_group(const std::string& alg) {
+  for (const auto& g : kFfdhe)
+    if (alg == g.name) return &g;
+  return nullptr;
+}
+
+class Dhm {
+ public:
+  explicit Dhm(const FfdheGroup& group) {
+    mbedtls_dhm_init(&ctx_);
+    static const unsigned char kGenerator[] = MBEDTLS_DHM_RFC7919_FFDHE2048_G_BIN;
+    Mpi p, g;
+    check(mbedtls_mpi_read_binary(p.get(), group.p, group.p_len), "DH prime");
+    check(mbedtls_mpi_read_binary(g.get(), kGenerator, sizeof kGenerator), "DH generator");
+    check(mbedtls_dhm_set_group(&ctx_, p.get(), g.get()), "DH group");
+  }
+  ~Dhm() { mbedtls_dhm_free(&ctx_); }
+  Dhm(const Dhm&) = delete;
+  Dhm& operator=(const Dhm&) = delete;
+  mbedtls_dhm_context ctx_;
+};
+
+class FfdhOp : public Operation {
+ public:
+  FfdhOp(const FfdheGroup& group, const Params& p, Drbg* rng) : dhm_(group), rng_(rng) {
+    // mbedTLS has no setter for a given private exponent; the context's X is the documented
+    // field mbedtls_dhm_make_public() would fill.
+    const Bytes& x = key_part(p.keypair, "x");
+    check(mbedtls_mpi_read_binary(&dhm_.ctx_.X, x.data(), x.size()), "DH private key");
+    // read_public() refuses inputs longer than the prime, so drop any extra leading zeros.
+    const Bytes& y = key_part(p.peer, "y");
+    size_t skip = 0;
+    while (y.size() - skip > dhm_.ctx_.len && y[skip] == 0) ++skip;
+    check(mbedtls_dhm_read_public(&dhm_.ctx_, y.data() + skip, y.size() - skip), "DH peer key");
+  }
+  size_t run(const uint8_t*, size_t, uint8_t* out) override {
+    const size_t k = dhm_.ctx_.len;
+    size_t n = 0;
+    // Checks 2 <= y <= p - 2 and blinds the exponentiation with the DRBG.
+    check(mbedtls_dhm_calc_secret(&dhm_.ctx_, out, k, &n, Drbg::random, rng_), "DH");
+    if (n < k) {  // some versions write the secret without leading zeros
+      std::memmove(out + (k - n), out, n);
+      std::memset(out, 0, k - n);
+    }
+    return k;
+  }
+
+ private:
+  Dhm dhm_;
+  Drbg* rng_;
+};
+
+KeyParts generate_ffdh(const FfdheGroup& group, Drbg* rng) {
+  Dhm dhm(group);
+  Bytes y(dhm.ctx_.len);
+  check(mbedtls_dhm_make_public(&dhm.ctx_, group.x_bytes, y.data(), y.size(), Drbg::random, rng),
+        "DH key generation");
+  return {{"x", to_bytes(&dhm.ctx_.X)}, {"y", std::move(y)}};
+}
+
+// ---- key derivation
+
+class Pbkdf2Op : public Operation {
+ public:
+  Pbkdf2Op(const AlgorithmInfo& info, const Params& p)
+      : md_(md_info(md_type(info.digest), info.name), true), salt_(p.salt), out_len_(p.out_len) {
+    const uint64_t iterations = cost_param(p, "iterations");
+    if (iterations == 0 || iterations > UINT_MAX)
+      throw Unsupported("mbedTLS PBKDF2 takes 1 to UINT_MAX iterations");
+    if (out_len_ > UINT32_MAX) throw Unsupported("PBKDF2 output too long");
+    iterations_ = static_cast<unsigned>(iterations);
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    check(
+        mbedtls_pkcs5_pbkdf2_hmac(md_.get(), nonnull(in), len, nonnull(salt_.data()), salt_.size(),
+                                  iterations_, static_cast<uint32_t>(out_len_), out),
+        "PBKDF2");
+    return out_len_;
+  }
+
+ private:
+  MdContext md_;
+  Bytes salt_;
+  size_t out_len_;
+  unsigned iterations_ = 0;
+};
+
+class HkdfOp : public Operation {
+ public:
+  HkdfOp(const AlgorithmInfo& info, const Params& p)
+      : md_(md_info(md_type(info.digest), info.name)),
+        salt_(p.salt),
+        info_(p.info),
+        out_len_(p.out_len) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    // An empty salt is HMAC with an empty key, which RFC 5869 defines to equal a zero salt.
+    check(mbedtls_hkdf(md_, nonnull(salt_.data()), salt_.size(), nonnull(in), len,
+                       nonnull(info_.data()), info_.size(), out, out_len_),
+          "HKDF");
+    return out_len_;
+  }
+
+ private:
+  const mbedtls_md_info_t* md_;
+  Bytes salt_, info_;
+  size_t out_len_;
+};
+
 class MbedtlsProvider : public Provider {
  public:
   std::string name() const override { return "mbedtls"; }
@@ -257,7 +791,7 @@ class MbedtlsProvider : public Provider {
     // mbedTLS 2.28 picks AES-NI/PCLMULQDQ by CPUID on every call and offers no switch.
     return {{"default", "AES-NI and PCLMULQDQ when the CPU has them (no switch in mbedTLS)", {}}};
   }
-  void init(const std::string&) override {}
+  void init(const std::string&) override { rng_ = std::make_unique<Drbg>(); }
   std::vector<std::string> algorithms() const override {
     std::vector<std::string> out;
     for (const auto& r : kCiphers)
@@ -268,11 +802,23 @@ class MbedtlsProvider : public Provider {
       if (mbedtls_md_info_from_type(r.type)) out.push_back(r.ours);
     for (const auto& r : kCmacs)
       if (mbedtls_cipher_info_from_type(r.type)) out.push_back(r.ours);
+    for (const char* bits : {"1024", "2048", "3072", "4096"}) {
+      const std::string type = std::string("rsa-") + bits;
+      for (const char* suffix : {"", "-pkcs1-sha256", "-pss-sha256", "-oaep-sha256"})
+        out.push_back(type + suffix);
+    }
+    for (const char* alg :
+         {"ecdsa-p256", "ecdsa-p384", "ecdsa-p521", "x25519", "x448", "ecdh-p256", "ecdh-p384"})
+      if (curve_available(curve_of(alg))) out.push_back(alg);
+    for (const auto& g : kFfdhe) out.push_back(g.name);
+    for (const char* kdf : {"pbkdf2-sha1", "pbkdf2-sha256", "pbkdf2-sha512", "hkdf-sha256"})
+      out.push_back(kdf);
     return out;
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
     const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
+    if (is_public_key(info->kind) || info->kind == Kind::Kdf) return prepare_pk(*info, op, params);
     if (const CipherRow* row = lookup(kCiphers, algorithm)) {
       const mbedtls_cipher_info_t* ci = cipher_info(row->type, algorithm);
       if (info->kind == Kind::Aead) return std::make_unique<AeadOp>(ci, *info, op, params);
@@ -285,6 +831,14 @@ class MbedtlsProvider : public Provider {
     if (const CipherRow* row = lookup(kCmacs, algorithm))
       return std::make_unique<CmacOp>(cipher_info(row->type, algorithm), algorithm, params);
     throw Unsupported("mbedtls does not offer " + algorithm);
+  }
+  KeyParts generate_key(const std::string& algorithm) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);
+    if (info.kind == Kind::KeyPair) return generate_rsa(info, rng_.get());
+    if (const FfdheGroup* group = ffdhe_group(algorithm)) return generate_ffdh(*group, rng_.get());
+    const mbedtls_ecp_group_id curve = curve_of(algorithm);
+    if (curve_available(curve)) return EcKey(curve).generate(rng_.get());
+    throw Unsupported("mbedtls cannot generate " + algorithm + " keys");
   }
   std::map<std::string, std::string> code_path() const override {
     std::map<std::string, std::string> out;
@@ -303,11 +857,42 @@ class MbedtlsProvider : public Provider {
           mbedtls_aesni_has_support(MBEDTLS_AESNI_CLMUL) ? "used for GCM" : "not available";
     }
 #endif
+    // Public-key code paths the build may take: NIST-curve fast reduction and whether any
+    // bignum/ECP/RSA work is handed to an alternative (hardware) implementation.
+    for (const char* feature :
+         {"MBEDTLS_ECP_NIST_OPTIM", "MBEDTLS_ECP_FIXED_POINT_OPTIM", "MBEDTLS_HAVE_ASM",
+          "MBEDTLS_ECP_ALT", "MBEDTLS_RSA_ALT", "MBEDTLS_BIGNUM_ALT"})
+      if (mbedtls_version_check_feature(feature) == 0)
+        out["pk_features"] += std::string(out["pk_features"].empty() ? "" : " ") + feature;
     out["padlock_c"] = mbedtls_version_check_feature("MBEDTLS_PADLOCK_C") == 0
                            ? "compiled in (VIA CPUs only)"
                            : "not compiled in";
     return out;
   }
+
+ private:
+  std::unique_ptr<Operation> prepare_pk(const AlgorithmInfo& info, OpKind op, const Params& p) {
+    Drbg* rng = rng_.get();
+    if (info.family == "rsa-pkcs1" || info.family == "rsa-pss") {
+      if (op == OpKind::Sign) return std::make_unique<RsaSignOp>(info, p, rng);
+      return std::make_unique<RsaVerifyOp>(info, p, rng);
+    }
+    if (info.family == "rsa-oaep") return std::make_unique<RsaOaepOp>(info, op, p, rng);
+    if (const FfdheGroup* group = ffdhe_group(info.name))
+      return std::make_unique<FfdhOp>(*group, p, rng);
+    if (info.family == "pbkdf2") return std::make_unique<Pbkdf2Op>(info, p);
+    if (info.family == "hkdf") return std::make_unique<HkdfOp>(info, p);
+    if (curve_available(curve_of(info.name))) {
+      if (info.family == "ecdsa") {
+        if (op == OpKind::Sign) return std::make_unique<EcdsaSignOp>(info, p, rng);
+        return std::make_unique<EcdsaVerifyOp>(info, p);
+      }
+      return std::make_unique<EcdhOp>(info, p, rng);
+    }
+    throw Unsupported("mbedtls does not offer " + info.name);
+  }
+
+  std::unique_ptr<Drbg> rng_;
 };
 
 }  // namespace

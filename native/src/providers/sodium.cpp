@@ -6,7 +6,12 @@
 // libsodium 1.0.18 picks its ChaCha20/Salsa20/BLAKE2b/Poly1305 implementations from CPUID in
 // sodium_init() and has no switch to turn that off, so there is only the "default" variant.
 // AES-256-GCM exists only where the CPU has AES-NI and PCLMULQDQ; there is no software fallback.
+//
+// Public key and KDFs: Ed25519, X25519, scrypt and Argon2id (one lane only) are all 1.0.18 has of
+// the catalogue.
 #include <sodium.h>
+
+#include <cstdint>
 
 #include "cryptobench/provider.hpp"
 
@@ -194,6 +199,138 @@ using HmacSha512 =
     HmacOp<crypto_auth_hmacsha512_state, crypto_auth_hmacsha512_init, crypto_auth_hmacsha512_update,
            crypto_auth_hmacsha512_final, crypto_auth_hmacsha512_BYTES>;
 
+// ---- public key: Ed25519 and X25519 -----------------------------------------------------------
+
+// libsodium rejects NULL even for empty inputs (its prototypes are marked nonnull).
+const uint8_t* nonnull(const uint8_t* p) {
+  static const uint8_t kEmpty[1] = {0};
+  return p ? p : kEmpty;
+}
+
+// A fixed-size key part; the Montgomery/Edwards encodings have no leading zeros to strip.
+const Bytes& sized_part(const KeyParts& key, const char* name, size_t size) {
+  const Bytes& part = key_part(key, name);
+  if (part.size() != size)
+    throw Error(std::string("key part '") + name + "' must be " + std::to_string(size) + " bytes");
+  return part;
+}
+
+// libsodium's secret key is seed || public key; our "priv" is the RFC 8032 seed, so the secret
+// key is expanded from it once here rather than on every signature.
+class Ed25519SignOp : public Operation {
+ public:
+  explicit Ed25519SignOp(const Params& p) {
+    unsigned char pk[crypto_sign_ed25519_PUBLICKEYBYTES];
+    check(crypto_sign_ed25519_seed_keypair(
+              pk, sk_, sized_part(p.keypair, "priv", crypto_sign_ed25519_SEEDBYTES).data()),
+          "Ed25519 key expansion");
+  }
+  ~Ed25519SignOp() override { sodium_memzero(sk_, sizeof sk_); }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    unsigned long long n = 0;
+    check(crypto_sign_ed25519_detached(out, &n, nonnull(in), ull(len), sk_), "Ed25519 sign");
+    return static_cast<size_t>(n);
+  }
+
+ private:
+  unsigned char sk_[crypto_sign_ed25519_SECRETKEYBYTES];
+};
+
+class Ed25519VerifyOp : public Operation {
+ public:
+  explicit Ed25519VerifyOp(const Params& p)
+      : pk_(sized_part(p.keypair, "pub", crypto_sign_ed25519_PUBLICKEYBYTES)), sig_(p.signature) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t*) override {
+    if (sig_.size() != crypto_sign_ed25519_BYTES ||
+        crypto_sign_ed25519_verify_detached(sig_.data(), nonnull(in), ull(len), pk_.data()) != 0)
+      throw Error("Ed25519 signature invalid");
+    return 0;
+  }
+
+ private:
+  Bytes pk_, sig_;
+};
+
+class X25519Op : public Operation {
+ public:
+  explicit X25519Op(const Params& p)
+      : priv_(sized_part(p.keypair, "priv", crypto_scalarmult_curve25519_SCALARBYTES)),
+        peer_(sized_part(p.peer, "pub", crypto_scalarmult_curve25519_BYTES)) {}
+  ~X25519Op() override { sodium_memzero(priv_.data(), priv_.size()); }
+  size_t run(const uint8_t*, size_t, uint8_t* out) override {
+    // libsodium clamps the scalar and masks the top bit of u itself (RFC 7748 section 5); it
+    // returns -1 when the result is all zeros, i.e. the peer sent a small-order point.
+    if (crypto_scalarmult_curve25519(out, priv_.data(), peer_.data()) != 0)
+      throw Error("X25519: peer public key is a small-order point");
+    return crypto_scalarmult_curve25519_BYTES;
+  }
+
+ private:
+  Bytes priv_, peer_;
+};
+
+// ---- password hashing ---------------------------------------------------------------------------
+
+// Argon2id through crypto_pwhash_argon2id: libsodium fixes the lane count at 1 and has no way to
+// pass Argon2's secret K or associated data X, and the salt is always 16 bytes.
+class Argon2idOp : public Operation {
+ public:
+  explicit Argon2idOp(const Params& p)
+      : salt_(p.salt),
+        out_len_(p.out_len),
+        passes_(cost_param(p, "t")),
+        mem_bytes_(cost_param(p, "m") * 1024) {
+    if (!p.key.empty() || !p.aad.empty())
+      throw Unsupported("libsodium's Argon2id takes no secret key or associated data");
+    if (cost_param(p, "p") != 1) throw Unsupported("libsodium's Argon2id uses exactly one lane");
+    if (salt_.size() != crypto_pwhash_argon2id_SALTBYTES)
+      throw Unsupported("libsodium's Argon2id takes a 16-byte salt");
+    if (out_len_ < crypto_pwhash_argon2id_BYTES_MIN)
+      throw Unsupported("libsodium's Argon2id outputs at least 16 bytes");
+    if (passes_ < crypto_pwhash_argon2id_OPSLIMIT_MIN ||
+        passes_ > crypto_pwhash_argon2id_OPSLIMIT_MAX)
+      throw Unsupported("Argon2id pass count outside libsodium's limits");
+    if (mem_bytes_ < crypto_pwhash_argon2id_MEMLIMIT_MIN ||
+        mem_bytes_ > crypto_pwhash_argon2id_MEMLIMIT_MAX)
+      throw Unsupported("Argon2id memory outside libsodium's limits");
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    check(crypto_pwhash_argon2id(out, ull(out_len_), reinterpret_cast<const char*>(nonnull(in)),
+                                 ull(len), salt_.data(), passes_, static_cast<size_t>(mem_bytes_),
+                                 crypto_pwhash_argon2id_ALG_ARGON2ID13),
+          "Argon2id");
+    return out_len_;
+  }
+
+ private:
+  Bytes salt_;
+  size_t out_len_;
+  uint64_t passes_, mem_bytes_;
+};
+
+// scrypt through the low-level interface, the only one that takes N, r and p as given.
+class ScryptOp : public Operation {
+ public:
+  explicit ScryptOp(const Params& p) : salt_(p.salt), out_len_(p.out_len), n_(cost_param(p, "N")) {
+    const uint64_t r = cost_param(p, "r"), par = cost_param(p, "p");
+    if (r > UINT32_MAX || par > UINT32_MAX) throw Unsupported("scrypt r and p must fit 32 bits");
+    r_ = static_cast<uint32_t>(r);
+    p_ = static_cast<uint32_t>(par);
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    check(crypto_pwhash_scryptsalsa208sha256_ll(nonnull(in), len, nonnull(salt_.data()),
+                                                salt_.size(), n_, r_, p_, out, out_len_),
+          "scrypt");
+    return out_len_;
+  }
+
+ private:
+  Bytes salt_;
+  size_t out_len_;
+  uint64_t n_;
+  uint32_t r_ = 0, p_ = 0;
+};
+
 template <class Row, size_t N>
 const Row* lookup(const Row (&table)[N], const std::string& name) {
   for (const auto& row : table)
@@ -222,11 +359,23 @@ class SodiumProvider : public Provider {
     for (const auto& r : kAeads) out.push_back(r.name);
     for (const char* h : {"blake2b-512", "sha256", "sha512", "hmac-sha256", "hmac-sha512"})
       out.push_back(h);
+    // No RSA, ECDSA, ECDH, FFDH, Ed448/X448, PBKDF2 or HKDF in libsodium 1.0.18 (its HKDF
+    // arrived in 1.0.19).
+    for (const char* a : {"ed25519", "x25519", "scrypt", "argon2id"}) out.push_back(a);
     return out;
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
     const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
+    if (algorithm == "ed25519") {
+      if (op == OpKind::Sign) return std::make_unique<Ed25519SignOp>(params);
+      return std::make_unique<Ed25519VerifyOp>(params);
+    }
+    if (algorithm == "x25519") return std::make_unique<X25519Op>(params);
+    if (algorithm == "argon2id") return std::make_unique<Argon2idOp>(params);
+    if (algorithm == "scrypt") return std::make_unique<ScryptOp>(params);
+    if (info->kind == Kind::Kdf || is_public_key(info->kind))
+      throw Unsupported("sodium does not offer " + algorithm);
     check_param_sizes(*info, params);
     const bool encrypt = op == OpKind::Encrypt;
     if (const auto* row = lookup(kStreams, algorithm))
@@ -242,6 +391,25 @@ class SodiumProvider : public Provider {
     if (algorithm == "hmac-sha256") return std::make_unique<HmacSha256>(params);
     if (algorithm == "hmac-sha512") return std::make_unique<HmacSha512>(params);
     throw Unsupported("sodium does not offer " + algorithm);
+  }
+  KeyParts generate_key(const std::string& algorithm) override {
+    if (algorithm == "ed25519") {
+      Bytes pub(crypto_sign_ed25519_PUBLICKEYBYTES), seed(crypto_sign_ed25519_SEEDBYTES);
+      unsigned char sk[crypto_sign_ed25519_SECRETKEYBYTES];
+      check(crypto_sign_ed25519_keypair(pub.data(), sk), "Ed25519 key generation");
+      check(crypto_sign_ed25519_sk_to_seed(seed.data(), sk), "Ed25519 seed export");
+      sodium_memzero(sk, sizeof sk);
+      return {{"priv", std::move(seed)}, {"pub", std::move(pub)}};
+    }
+    if (algorithm == "x25519") {
+      // An X25519 private key is 32 random bytes (RFC 7748 section 6.1); clamping happens inside
+      // every scalar multiplication, so the bytes are kept as drawn.
+      Bytes priv(crypto_scalarmult_curve25519_SCALARBYTES), pub(crypto_scalarmult_curve25519_BYTES);
+      randombytes_buf(priv.data(), priv.size());
+      check(crypto_scalarmult_curve25519_base(pub.data(), priv.data()), "X25519 public key");
+      return {{"priv", std::move(priv)}, {"pub", std::move(pub)}};
+    }
+    throw Unsupported("sodium cannot generate " + algorithm + " keys");
   }
   std::map<std::string, std::string> code_path() const override {
     return {
