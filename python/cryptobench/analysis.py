@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from cryptobench import stats
+from cryptobench import security, stats
+from cryptobench.capabilities import SYMMETRIC_KINDS
+from cryptobench.plan import cost_json, format_cost
 from cryptobench.store import RunInfo, Store
 
 # The operation that stands for an algorithm where one figure per algorithm is shown.
@@ -23,7 +25,8 @@ RESULT_FIELDS = (
     "min_ns", "max_ns", "mad_ns", "ci_low_ns", "ci_high_ns", "unstable", "bytes_per_s",
     "ops_per_s", "ticks_per_op", "cycles_per_byte", "heap_bytes_per_op", "heap_allocs_per_op",
     "heap_frees_per_op", "heap_peak_live_bytes", "heap_prepare_allocs", "heap_prepare_bytes",
-    "max_rss_kb", "gate_kat", "gate_roundtrip", "gate_agreement",
+    "max_rss_kb", "gate_kat", "gate_roundtrip", "gate_agreement", "kind", "cost",
+    "security_bits",
 )  # fmt: skip
 
 
@@ -49,10 +52,27 @@ class CaseResult:
     heap: dict[str, Any]
     max_rss_kb: int | None
     spec: dict[str, Any] = field(default_factory=dict)  # the case as planned (plan.CaseSpec)
+    kind: str = ""  # the algorithm's kind (capabilities.KINDS)
+    cost: dict[str, int] = field(default_factory=dict)  # KDF cost parameters
 
     @property
     def label(self) -> str:
         return self.provider if self.variant == "default" else f"{self.provider}/{self.variant}"
+
+    @property
+    def symmetric(self) -> bool:
+        """Ciphers, AEADs, hashes and MACs: figures per byte make sense."""
+        return self.kind in SYMMETRIC_KINDS
+
+    @property
+    def algorithm_label(self) -> str:
+        """The algorithm with its cost parameters, if any: 'pbkdf2-sha256 (iterations=10000)'."""
+        return f"{self.algorithm} ({format_cost(self.cost)})" if self.cost else self.algorithm
+
+    @property
+    def security_bits(self) -> int | None:
+        rating = security.levels().get(self.algorithm)
+        return rating.strength if rating else None
 
     @property
     def median_ns(self) -> float | None:
@@ -60,7 +80,9 @@ class CaseResult:
 
     @property
     def bytes_per_s(self) -> float | None:
-        if not self.summary or self.size == 0 or self.summary.median <= 0:
+        """Only for symmetric kinds: a signature's or a key derivation's time is not spent per
+        byte of its input."""
+        if not self.symmetric or not self.summary or self.size == 0 or self.summary.median <= 0:
             return None
         return self.size / self.summary.median * 1e9
 
@@ -72,7 +94,7 @@ class CaseResult:
 
     @property
     def cycles_per_byte(self) -> float | None:
-        if self.ticks_per_op is None or self.size == 0:
+        if not self.symmetric or self.ticks_per_op is None or self.size == 0:
             return None
         return self.ticks_per_op / self.size
 
@@ -90,6 +112,7 @@ class CaseResult:
             self.input,
             self.align_offset,
             self.aad_bytes,
+            cost_json(self.cost),
         )
 
     def key(self) -> tuple:
@@ -135,6 +158,9 @@ class CaseResult:
             "gate_kat": self.gate.get("kat", ""),
             "gate_roundtrip": self.gate.get("roundtrip", ""),
             "gate_agreement": self.gate.get("agreement", ""),
+            "kind": self.kind,
+            "cost": dict(self.cost),
+            "security_bits": self.security_bits,
         }
         assert tuple(row) == RESULT_FIELDS
         return row
@@ -220,8 +246,14 @@ class RunResults:
     def ok_cases(self) -> list[CaseResult]:
         return [c for c in self.cases if c.status == "ok" and c.summary]
 
+    def symmetric_cases(self) -> list[CaseResult]:
+        """Successful cases of ciphers, AEADs, hashes and MACs: the per-byte figures."""
+        return [c for c in self.ok_cases() if c.symmetric]
+
     def sizes(self) -> list[int]:
-        return sorted({c.size for c in self.ok_cases()})
+        """Message sizes of the symmetric cases (public-key and KDF cases have sizes of their
+        own: 0 for key generation and agreement, a short message or password otherwise)."""
+        return sorted({c.size for c in self.symmetric_cases()})
 
     def labels(self) -> list[str]:
         """provider[/variant] in a stable order: providers alphabetically, default first."""
@@ -263,6 +295,7 @@ def _case_result(c: dict[str, Any]) -> CaseResult:
         "prepare_bytes",
     )
     heap = {k: c[f"heap_{k}"] for k in heap_keys if c.get(f"heap_{k}") is not None}
+    cost = dict(c.get("cost") or {})
     return CaseResult(
         id=c["id"],
         provider=c["provider"],
@@ -284,6 +317,8 @@ def _case_result(c: dict[str, Any]) -> CaseResult:
         heap=heap,
         max_rss_kb=c["max_rss_kb"],
         spec=c["spec"] or {},
+        kind=security.kind_of(c["algorithm"], c["operation"], bool(cost)),
+        cost=cost,
     )
 
 
@@ -295,7 +330,7 @@ MIN_FIT_SIZES = 3
 def overhead_fits(cases: list[CaseResult], tsc_hz: float | None) -> list[OverheadFit]:
     groups: dict[tuple, list[CaseResult]] = {}
     for c in cases:
-        if c.status == "ok" and c.summary and c.summary.median > 0:
+        if c.status == "ok" and c.summary and c.summary.median > 0 and c.symmetric:
             groups.setdefault(c.group_key(), []).append(c)
     fits = []
     for key, members in groups.items():
@@ -305,7 +340,7 @@ def overhead_fits(cases: list[CaseResult], tsc_hz: float | None) -> list[Overhea
         fit = stats.fit_overhead([c.size for c in members], [c.median_ns for c in members])
         fits.append(
             OverheadFit(
-                *key,
+                *key[:7],  # all but the cost: symmetric cases have none
                 sizes=[c.size for c in members],
                 fit=fit,
                 tsc_hz=tsc_hz,

@@ -12,15 +12,26 @@ from cryptobench.errors import UserError
 SCHEMA = 1  # the protocol schema this package speaks
 
 
+SYMMETRIC_KINDS = ("cipher", "aead", "hash", "mac")
+PUBLIC_KEY_KINDS = ("keypair", "signature", "pk-encryption", "key-agreement")
+KINDS = (*SYMMETRIC_KINDS, *PUBLIC_KEY_KINDS, "kdf")
+
+# Output bytes of the digests the catalogue names (`digest`), for the OAEP message limit.
+_DIGEST_BYTES = {"sha1": 20, "sha256": 32, "sha384": 48, "sha512": 64}
+
+
 @dataclass(frozen=True)
 class Algorithm:
     name: str
-    kind: str  # cipher, aead, hash, mac
+    kind: str  # one of KINDS
     operations: tuple[str, ...]
     block_bytes: int = 1
     min_size: int = 0
     family: str = ""
     description: str = ""
+    key_type: str = ""  # public-key algorithms: whose keys it uses (rsa-2048, x25519, ...)
+    bits: int = 0  # public-key algorithms: modulus, field or group size
+    digest: str = ""  # hash inside the algorithm (RSA, ECDSA, OAEP, PBKDF2, HKDF)
 
     def size_problem(self, size: int) -> str | None:
         """Why `size` cannot be used with this algorithm, or None when it can."""
@@ -28,7 +39,20 @@ class Algorithm:
             return f"{self.name} needs at least {self.min_size} bytes"
         if self.block_bytes > 1 and size % self.block_bytes:
             return f"{self.name} takes multiples of {self.block_bytes} bytes"
+        limit = self.max_size()
+        if limit is not None and size > limit:
+            return f"{self.name} takes at most {limit} bytes"
         return None
+
+    def max_size(self) -> int | None:
+        """RSAES-OAEP encrypts at most k − 2·hLen − 2 bytes (RFC 8017, 7.1.1)."""
+        if self.kind == "pk-encryption" and self.bits and self.digest in _DIGEST_BYTES:
+            return self.bits // 8 - 2 * _DIGEST_BYTES[self.digest] - 2
+        return None
+
+    def sizeless(self, operation: str) -> bool:
+        """Key generation and key agreement take no input: their cases have size 0."""
+        return operation == "keygen" or (self.kind == "key-agreement" and operation == "derive")
 
 
 @dataclass(frozen=True)
@@ -81,6 +105,9 @@ class Capabilities:
                     min_size=int(a.get("min_size", 0)),
                     family=a.get("family", ""),
                     description=a.get("description", ""),
+                    key_type=a.get("key_type", "") or "",
+                    bits=int(a.get("bits", 0) or 0),
+                    digest=a.get("digest", "") or "",
                 )
                 for a in msg["algorithms"]
             }

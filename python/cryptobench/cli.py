@@ -1,4 +1,4 @@
-"""The `cryptobench` command: list, run, runs, show, report, export, compare.
+"""The `cryptobench` command: list, run, runs, show, report, export, compare, recommend.
 
 Each command is a small function from parsed arguments to an exit status. User mistakes raise
 UserError and end as one line, `cryptobench: error: ...`, with a non-zero exit.
@@ -22,7 +22,15 @@ from cryptobench.capabilities import Capabilities
 from cryptobench.errors import UserError
 from cryptobench.progress import ProgressBar
 from cryptobench.tables import text_table
-from cryptobench.units import compact, format_ns, format_rate, format_size, parse_sizes
+from cryptobench.units import (
+    compact,
+    format_ns,
+    format_ops,
+    format_rate,
+    format_size,
+    parse_size,
+    parse_sizes,
+)
 
 EXIT_USER_ERROR = 1
 EXIT_USAGE = 2
@@ -105,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--operations",
         action="append",
         metavar="LIST",
-        help="operations, comma-separated: encrypt, decrypt, hash, mac",
+        help="operations, comma-separated: encrypt, decrypt, hash, mac, keygen, sign, verify, "
+        "derive",
     )
     c.add_argument("-s", "--sizes", metavar="LIST", help="message sizes, e.g. 16,1K,64KiB,1M")
     c.add_argument("--samples", type=_positive_int, metavar="N", help="samples per case")
@@ -185,6 +194,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--all", action="store_true", help="list unchanged cases too")
     c.set_defaults(func=cmd_compare)
+
+    c = sub.add_parser(
+        "recommend",
+        parents=[db],
+        help="the fastest measured algorithm and provider per kind at a security level",
+    )
+    c.add_argument(
+        "--level",
+        type=_positive_int,
+        default=128,
+        metavar="BITS",
+        help="security strength in bits the algorithm must reach (default: 128)",
+    )
+    c.add_argument(
+        "--size",
+        metavar="BYTES",
+        help="message size for ciphers, AEADs, hashes and MACs (default: 16 KiB, else the "
+        "nearest measured size)",
+    )
+    c.add_argument("--run", default="latest", metavar="RUN", help="run number (default: latest)")
+    c.add_argument("--json", action="store_true", help="print the answer as JSON")
+    c.set_defaults(func=cmd_recommend)
     return p
 
 
@@ -459,10 +490,11 @@ def _print_plan(the_plan: plan.Plan) -> None:
 
 
 def run_summary(results: analysis.RunResults) -> str:
-    """Throughput of the primary operation of each algorithm at its largest size, per provider."""
+    """Throughput of the primary operation of each symmetric algorithm at its largest size, and
+    operations per second of every public-key and KDF case, per provider."""
     counts = results.run.counts
     lines = [f"run {results.run.id}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))]
-    ok = [c for c in results.ok_cases() if c.operation in analysis.PRIMARY_OPERATIONS]
+    ok = [c for c in results.symmetric_cases() if c.operation in analysis.PRIMARY_OPERATIONS]
     largest: dict[str, int] = {}
     for c in ok:
         largest[c.algorithm] = max(largest.get(c.algorithm, 0), c.size)
@@ -484,6 +516,9 @@ def run_summary(results: analysis.RunResults) -> str:
             f"throughput in MB/s at {at} (~ = unstable):",
             text_table(["provider", *algorithms], rows),
         ]
+    table = per_second_table(results)
+    if table:
+        lines += ["", "operations per second (~ = unstable):", table]
     failed = [c for c in results.cases if c.status == "failed"]
     if failed:
         lines += ["", f"{len(failed)} failed cases:"]
@@ -493,6 +528,23 @@ def run_summary(results: analysis.RunResults) -> str:
         if len(failed) > 10:
             lines.append(f"  … and {len(failed) - 10} more (cryptobench show {results.run.id})")
     return "\n".join(lines)
+
+
+def per_second_table(results: analysis.RunResults) -> str:
+    """Public-key and KDF cases: one row per algorithm, operation and cost, one column per
+    provider, operations per second (a figure per byte means nothing for them)."""
+    cases = [c for c in results.ok_cases() if not c.symmetric]
+    if not cases:
+        return ""
+    labels = [lb for lb in results.labels() if any(c.label == lb for c in cases)]
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    for c in cases:
+        row = rows.setdefault((c.algorithm_label, c.operation), {})
+        row[c.label] = ("~" if c.unstable else "") + compact(c.ops_per_s or math.nan)
+    return text_table(
+        ["algorithm", "op", *labels],
+        [[alg, op, *[cells.get(lb, "") for lb in labels]] for (alg, op), cells in rows.items()],
+    )
 
 
 # ---- runs, show ----------------------------------------------------------------------------------
@@ -558,12 +610,13 @@ def cmd_show(args: argparse.Namespace) -> int:
         rows.append(
             [
                 c.label,
-                c.algorithm,
+                c.algorithm_label,
                 c.operation,
                 format_size(c.size),
                 format_ns(s.median) if s else "-",
                 f"{format_ns(s.ci_low)}–{format_ns(s.ci_high)}" if s else "-",
                 format_rate(c.bytes_per_s),
+                format_ops(c.ops_per_s),
                 f"{c.cycles_per_byte:.2f}" if c.cycles_per_byte is not None else "-",
                 f"{c.heap['bytes_per_op']:.0f}" if "bytes_per_op" in c.heap else "-",
                 c.status + (" unstable" if c.unstable else ""),
@@ -579,6 +632,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "median/op",
                 "95% CI",
                 "throughput",
+                "ops/s",
                 "cyc/B",
                 "heap B/op",
                 "status",
@@ -690,7 +744,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         assert ref
         rows.append([
             ref.label,
-            ref.algorithm,
+            ref.algorithm_label,
             ref.operation,
             format_size(ref.size),
             format_ns(c.a.median_ns) if c.a else "-",
@@ -715,6 +769,43 @@ def cmd_compare(args: argparse.Namespace) -> int:
             f"run-to-run spread |B/A − 1| over {spread.cases} cases: median "
             f"{spread.median * 100:.1f}%, 90th percentile {spread.p90 * 100:.1f}%"
         )
+    return 0
+
+
+# ---- recommend -----------------------------------------------------------------------------------
+
+
+def cmd_recommend(args: argparse.Namespace) -> int:
+    from cryptobench import recommend, security
+
+    size = parse_size(args.size) if args.size is not None else recommend.DEFAULT_SIZE
+    if size <= 0:
+        raise UserError("--size must be at least 1 byte")
+    recommend.check_level(args.level)
+    db = store.Store.open(args.db, create=False)
+    results = analysis.load(db, db.resolve_run(args.run))
+    if not results.ok_cases():
+        raise UserError(f"run {results.run.id} has no successful cases to recommend from")
+    rec = recommend.recommend(results, level=args.level, size=size)
+    if args.json:
+        print(json.dumps(recommend.to_json(rec), indent=2, allow_nan=False))
+        return 0
+    r = results.run
+    print(
+        f"run {r.id} ({r.suite}, {r.started_at}): the fastest per kind at ≥ {rec.level} bits of "
+        f"security that no document disallows in {rec.year};\nciphers, AEADs, hashes and MACs "
+        f"by throughput at {format_size(size)}, the others by operations per second"
+    )
+    print()
+    print(
+        text_table(
+            ["kind", "algorithm", "provider", "figure", "bits", "NIST / BSI / ECRYPT-CSA", "note"],
+            recommend.text_rows(rec),
+        )
+    )
+    print()
+    for key, doc in security.levels().documents.items():
+        print(f"{key}: {doc.citation}")
     return 0
 
 

@@ -36,7 +36,7 @@ class CaseComparison:
     def label(self) -> str:
         c = self.a or self.b
         assert c
-        return f"{c.label} {c.algorithm} {c.operation} {c.size}"
+        return f"{c.label} {c.algorithm_label} {c.operation} {c.size}"
 
 
 def verdict(ratio: float, p: float, threshold: float, alpha: float) -> str:

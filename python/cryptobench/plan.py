@@ -2,30 +2,56 @@
 
 A suite is a TOML file (the shipped ones live in cryptobench/suites/). Its top-level keys are the
 defaults of one or more matrix blocks (`[[matrix]]` tables); each block is the product
-providers × algorithms × operations × sizes. Combinations a provider does not offer, or sizes an
-algorithm cannot take, are skipped here, using the runner's support matrix, and never sent to a
-runner. The format is described in docs/methodology.md ("Suites").
+providers × algorithms × operations × sizes (× costs, for key derivation). Combinations a provider
+does not offer, or sizes an algorithm cannot take, are skipped here, using the runner's support
+matrix, and never sent to a runner. The format is described in docs/methodology.md ("Suites").
 """
 
+import json
 import tomllib
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cryptobench.capabilities import Capabilities
+from cryptobench.capabilities import KINDS, Algorithm, Capabilities
 from cryptobench.errors import UserError
 from cryptobench.units import format_size, parse_size
 
-OPERATIONS = ("encrypt", "decrypt", "hash", "mac")
+OPERATIONS = ("encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive")
 INPUTS = ("random", "zeros", "text")
+
+# The cost parameters of each KDF family (docs/protocol.md), each with its smallest valid value.
+# scrypt's N must also be a power of two (RFC 7914); Argon2's memory m (KiB) at least 8 per lane
+# p (RFC 9106). HKDF has none.
+KDF_COST: dict[str, dict[str, int]] = {
+    "pbkdf2": {"iterations": 1},
+    "scrypt": {"N": 2, "r": 1, "p": 1},
+    "argon2": {"t": 1, "m": 8, "p": 1},
+    "hkdf": {},
+}
+# What a KDF gets for a parameter its block's `cost` does not give: moderate settings that take
+# milliseconds per derivation here. scrypt: the scrypt paper's interactive-login setting
+# (N = 2^14, r = 8, p = 1, 16 MiB); Argon2id: RFC 9106's second recommended option (t = 3,
+# m = 64 MiB) with one lane instead of four, since the runner measures one thread; PBKDF2: 10000
+# iterations, ten times RFC 8018's minimum suggestion and far below today's password-storage
+# advice, which a suite can ask for with `cost`.
+DEFAULT_COST: dict[str, dict[str, int]] = {
+    "pbkdf2": {"iterations": 10000},
+    "scrypt": {"N": 16384, "r": 8, "p": 1},
+    "argon2": {"t": 3, "m": 65536, "p": 1},
+    "hkdf": {},
+}
+COST_PARAMETERS = tuple(dict.fromkeys(p for params in KDF_COST.values() for p in params))
 
 # Keys of a matrix block (top level or [[matrix]]) with their expected Python types.
 _MATRIX_KEYS: dict[str, tuple[type, ...]] = {
     "providers": (list,),
     "algorithms": (list,),
+    "kinds": (list,),
     "operations": (list,),
     "sizes": (list,),
+    "cost": (dict, list),
     "input": (str,),
     "align_offset": (int,),
     "aad_bytes": (int,),
@@ -44,7 +70,9 @@ _SUITE_KEYS: dict[str, tuple[type, ...]] = {
 }
 _DEFAULTS: dict[str, Any] = {
     "providers": ["all"],
+    "kinds": None,  # every kind
     "operations": None,  # every operation of each algorithm
+    "cost": [{}],  # DEFAULT_COST for every KDF
     "input": "random",
     "align_offset": 0,
     "aad_bytes": 0,
@@ -56,8 +84,14 @@ _DEFAULTS: dict[str, Any] = {
     "seed": 1,
 }
 DEFAULT_TIMEOUT_S = 60.0
-_LIST_KEYS = ("providers", "algorithms", "operations", "sizes")  # the matrix dimensions
-_TYPE_NAMES = {int: "a number", float: "a number", str: "a string", list: "a list"}
+_LIST_KEYS = ("providers", "algorithms", "kinds", "operations", "sizes", "cost")  # dimensions
+_TYPE_NAMES = {
+    int: "a number",
+    float: "a number",
+    str: "a string",
+    list: "a list",
+    dict: "a table",
+}
 
 
 @dataclass(frozen=True)
@@ -78,6 +112,13 @@ class CaseSpec:
     warmup_ms: float = 20.0
     heap_iterations: int = 8
     seed: int = 1
+    # KDF cost parameters, as sorted (name, value) pairs so that a case stays hashable; a dict
+    # or a list of pairs (as stored in JSON) is accepted and normalised. Empty for other kinds.
+    cost: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        items = self.cost.items() if isinstance(self.cost, dict) else self.cost
+        object.__setattr__(self, "cost", tuple(sorted((str(k), int(v)) for k, v in items)))
 
     def key(self) -> tuple:
         return (
@@ -89,11 +130,19 @@ class CaseSpec:
             self.input,
             self.align_offset,
             self.aad_bytes,
+            self.cost,
         )
+
+    def cost_dict(self) -> dict[str, int]:
+        return dict(self.cost)
+
+    def cost_json(self) -> str:
+        """The cost as canonical JSON text: how the store keeps it, '{}' when there is none."""
+        return cost_json(self.cost_dict())
 
     def to_protocol(self, case_id: str) -> dict[str, Any]:
         """The case specification of docs/protocol.md, for a `serve` open request."""
-        return {
+        spec = {
             "id": case_id,
             "provider": self.provider,
             "variant": self.variant,
@@ -108,12 +157,26 @@ class CaseSpec:
             "heap_iterations": self.heap_iterations,
             "seed": self.seed,
         }
+        if self.cost:
+            # Only KDF cases carry it: a runner that predates the field still takes the rest.
+            spec["cost"] = self.cost_dict()
+        return spec
 
     def label(self) -> str:
+        cost = f" {format_cost(self.cost_dict())}" if self.cost else ""
         return (
-            f"{self.provider}/{self.variant} {self.algorithm} {self.operation} "
+            f"{self.provider}/{self.variant} {self.algorithm}{cost} {self.operation} "
             f"{format_size(self.size)}"
         )
+
+
+def cost_json(cost: dict[str, int]) -> str:
+    return json.dumps(cost, sort_keys=True, separators=(",", ":"))
+
+
+def format_cost(cost: dict[str, int]) -> str:
+    """'iterations=10000', 'N=16384 r=8 p=1'; '' for none."""
+    return " ".join(f"{k}={v}" for k, v in cost.items())
 
 
 @dataclass
@@ -222,7 +285,7 @@ def _check_keys(table: dict, allowed: dict[str, tuple[type, ...]], where: str) -
 
 
 def _check_values(block: dict, where: str) -> None:
-    for key in ("providers", "algorithms", "operations"):
+    for key in ("providers", "algorithms", "kinds", "operations"):
         values = block[key]
         if values is None:
             continue
@@ -231,6 +294,10 @@ def _check_values(block: dict, where: str) -> None:
     for op in block["operations"] or ():
         if op not in OPERATIONS:
             raise UserError(f"{where}: unknown operation '{op}' ({', '.join(OPERATIONS)})")
+    for kind in block["kinds"] or ():
+        if kind not in KINDS:
+            raise UserError(f"{where}: unknown kind '{kind}' ({', '.join(KINDS)})")
+    block["cost"] = _check_costs(block["cost"], where)
     if not block["sizes"]:
         raise UserError(f"{where}: 'sizes' must not be empty")
     try:
@@ -260,6 +327,50 @@ def _check_values(block: dict, where: str) -> None:
 # ---- expansion -----------------------------------------------------------------------------------
 
 
+def _check_costs(value: Any, where: str) -> list[dict[str, int]]:
+    """`cost` is one table or a list of tables of KDF cost parameters; each table is a case
+    dimension value. Names and values are checked here; what each KDF needs, in `kdf_cost`."""
+    tables = value if isinstance(value, list) else [value]
+    if not tables:
+        raise UserError(f"{where}: 'cost' must not be an empty list")
+    out: list[dict[str, int]] = []
+    for table in tables:
+        if not isinstance(table, dict):
+            raise UserError(f"{where}: 'cost' must be a table such as {{iterations = 10000}}")
+        for name, v in table.items():
+            if name not in COST_PARAMETERS:
+                raise UserError(
+                    f"{where}: cost: unknown parameter '{name}' "
+                    f"(pbkdf2: iterations; scrypt: N, r, p; argon2id: t, m, p)"
+                )
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise UserError(
+                    f"{where}: cost: '{name}' must be a non-negative integer, got {v!r}"
+                )
+        if dict(table) not in out:
+            out.append(dict(table))
+    return out
+
+
+def kdf_cost(alg: Algorithm, table: dict[str, int], where: str) -> dict[str, int]:
+    """The cost parameters of one KDF: its parameters from `table`, DEFAULT_COST for the rest,
+    checked against the algorithm's limits. A family this cryptobench does not know gets the
+    table as it is (the runner checks it)."""
+    if alg.family not in KDF_COST:
+        return dict(table)
+    cost = {p: table.get(p, DEFAULT_COST[alg.family][p]) for p in KDF_COST[alg.family]}
+    for name, low in KDF_COST[alg.family].items():
+        if cost[name] < low:
+            raise UserError(f"{where}: cost: {alg.name} needs '{name}' of at least {low}")
+    if alg.family == "scrypt" and cost["N"] & (cost["N"] - 1):
+        raise UserError(f"{where}: cost: scrypt needs 'N' to be a power of 2, got {cost['N']}")
+    if alg.family == "argon2" and cost["m"] < 8 * cost["p"]:
+        raise UserError(
+            f"{where}: cost: {alg.name} needs 'm' (KiB) of at least 8 × p = {8 * cost['p']}"
+        )
+    return cost
+
+
 def apply_overrides(suite: Suite, o: Overrides) -> Suite:
     blocks = []
     for block in suite.blocks:
@@ -280,25 +391,39 @@ def expand(suite: Suite, caps: Capabilities) -> Plan:
     """Every case of every block, supported ones only, duplicates removed, in a stable order."""
     cases: dict[tuple, CaseSpec] = {}
     skipped: dict[str, int] = {}
-    for block in suite.blocks:
+    for i, block in enumerate(suite.blocks):
+        where = f"{suite.name}: matrix[{i}]"
         targets = resolve_providers(block["providers"], caps)
         algorithms = resolve_algorithms(block["algorithms"], caps)
+        if block["kinds"] is not None:
+            algorithms = [a for a in algorithms if caps.algorithms[a].kind in block["kinds"]]
         settings = {k: block[k] for k in _MATRIX_KEYS if k not in _LIST_KEYS}
         for alg_name in algorithms:
             alg = caps.algorithms[alg_name]
             wanted = block["operations"]
             ops = [op for op in alg.operations if wanted is None or op in wanted]
+            costs = (
+                [kdf_cost(alg, table, where) for table in block["cost"]]
+                if alg.kind == "kdf"
+                else [{}]
+            )
             for op in ops:
-                for size in block["sizes"]:
+                # Key generation and key agreement have no input: whatever the block's sizes,
+                # such a case is measured once, at size 0.
+                sizes = [0] if alg.sizeless(op) else block["sizes"]
+                for size in sizes:
                     if alg.size_problem(size):
                         skipped["size"] = skipped.get("size", 0) + len(targets)
                         continue
-                    for provider, variant in targets:
-                        if not caps.providers[provider].offers(alg_name, op):
-                            skipped["unsupported"] = skipped.get("unsupported", 0) + 1
-                            continue
-                        case = CaseSpec(provider, variant, op, alg_name, size, **settings)
-                        cases.setdefault(case.key(), case)
+                    for cost in costs:
+                        for provider, variant in targets:
+                            if not caps.providers[provider].offers(alg_name, op):
+                                skipped["unsupported"] = skipped.get("unsupported", 0) + 1
+                                continue
+                            case = CaseSpec(
+                                provider, variant, op, alg_name, size, **settings, cost=cost
+                            )
+                            cases.setdefault(case.key(), case)
     return Plan(suite.name, list(cases.values()), suite.timeout_s, skipped, suite.description)
 
 

@@ -195,3 +195,83 @@ def variant_bars(title: str, groups: dict[str, dict[str, float]]) -> str:
     ax.legend(fontsize=7, frameon=False, loc="lower right")
     fig.tight_layout()
     return to_svg(fig)
+
+
+def ops_bars(
+    title: str,
+    groups: dict[str, dict[str, float]],
+    errors: dict[str, dict[str, tuple[float, float]]] | None = None,
+    xlabel: str = "operations per second",
+    palette: Sequence[str] = (),
+) -> str:
+    """Grouped horizontal bars on a log axis: for each group (an algorithm and operation), one bar
+    per provider[/variant]. `errors` gives the 95% CI of each bar as (low, high) in the same unit.
+    Colours follow `palette` (all provider labels of the run), so a provider has the same colour
+    in every such figure even when some are missing from one."""
+    names = list(groups)
+    labels: list[str] = []
+    for bars in groups.values():
+        labels += [lb for lb in bars if lb not in labels]
+    styles = _styles([*palette, *(lb for lb in labels if lb not in palette)])
+    per_group = max(1, len(labels))
+    fig = Figure(figsize=(7.0, max(2.6, 0.13 * len(names) * per_group + 1.4)))
+    ax = fig.add_subplot()
+    height = 0.8 / per_group
+    smallest = math.inf
+    for k, label in enumerate(labels):
+        ys, xs, lo, hi = [], [], [], []
+        for i, name in enumerate(names):
+            value = groups[name].get(label)
+            if value is None or not value > 0:
+                continue
+            ys.append(i + (k - (per_group - 1) / 2) * height)
+            xs.append(value)
+            low, high = (errors or {}).get(name, {}).get(label, (value, value))
+            lo.append(max(value - low, 0))
+            hi.append(max(high - value, 0))
+        if not xs:
+            continue
+        smallest = min(smallest, *xs)
+        colour, linestyle = styles[label]
+        ax.barh(
+            ys,
+            xs,
+            height=height,
+            label=label,
+            color=colour,
+            alpha=0.55 if linestyle != "-" else 0.9,
+            xerr=[lo, hi] if errors else None,
+            error_kw={"elinewidth": 0.8, "capsize": 1.5},
+        )
+    ax.set_yticks(range(len(names)), names, fontsize=7.5)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    if math.isfinite(smallest):
+        # Bars on a log axis start at its left edge: a power of ten well below the smallest value
+        # keeps a slow provider's bar from shrinking to nothing next to a fast one.
+        ax.set_xlim(left=10 ** math.floor(math.log10(smallest / 3)))
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="x", which="both", alpha=0.3)
+    ax.grid(axis="y", visible=False)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return to_svg(fig)
+
+
+def spread_box(title: str, groups: dict[str, np.ndarray], ylabel: str, scale: float = 1e6) -> str:
+    """One box per provider[/variant] over raw per-operation times (divided by `scale`, e.g. ms),
+    log axis: for operations whose cost varies from call to call, such as key generation, where
+    the spread itself is the result. Box: quartiles; line: median; whiskers: furthest sample
+    within 1.5 IQR; dots: beyond."""
+    labels = [k for k, v in groups.items() if v.size]
+    data = [groups[k] / scale for k in labels]
+    fig = Figure(figsize=(max(3.6, 0.45 * len(labels) + 1.8), 3.0))
+    ax = fig.add_subplot()
+    ax.boxplot(data, tick_labels=labels, showfliers=True, flierprops={"markersize": 2})
+    ax.set_yscale("log")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    for label in ax.get_xticklabels():
+        label.set_rotation(45)
+        label.set_horizontalalignment("right")
+    return to_svg(fig)

@@ -4,10 +4,10 @@ fetched from the network). Each section says how its figures were obtained."""
 from collections.abc import Iterable, Sequence
 from html import escape
 
-from cryptobench import __version__, plots, stats
+from cryptobench import __version__, plots, security, stats
 from cryptobench.analysis import PRIMARY_OPERATIONS, CaseResult, RunResults
 from cryptobench.errors import UserError
-from cryptobench.units import compact, format_ns, format_rate, format_size
+from cryptobench.units import compact, format_ns, format_ops, format_rate, format_size
 
 # CPU flags that decide which code path a crypto library can take.
 CRYPTO_FLAGS = (
@@ -59,6 +59,8 @@ def render(results: RunResults, size: int | None = None) -> str:
         ("heap", f"Heap per operation at {_size(size)}", _heap(results, size)),
         ("boxplots", f"Sample distributions at {_size(size)}", _boxplots(results, size)),
         ("variants", f"Hardware vs software variants at {_size(size)}", _variants(results, size)),
+        ("publickey", "Public-key operations and key derivation", _public_key(results)),
+        ("security", "Results by security level", _security(results, size)),
         ("failures", "Failures", _failures(results)),
         ("all", "All results", _all_results(results)),
     ]
@@ -92,7 +94,7 @@ def chosen_size(results: RunResults, size: int | None) -> int | None:
         return size
     if not sizes:
         return None
-    counts = {s: sum(1 for c in results.ok_cases() if c.size == s) for s in sizes}
+    counts = {s: sum(1 for c in results.symmetric_cases() if c.size == s) for s in sizes}
     return max(sizes, key=lambda s: (counts[s], s))
 
 
@@ -191,7 +193,7 @@ def _throughput(r: RunResults) -> str:
     for algorithm in r.algorithms():
         for operation in _operations(r, algorithm):
             series: dict[str, list[CaseResult]] = {}
-            for c in r.ok_cases():
+            for c in r.symmetric_cases():
                 if c.algorithm == algorithm and c.operation == operation and c.size > 0:
                     series.setdefault(c.label, []).append(c)
             if series:
@@ -273,7 +275,7 @@ def _overhead(r: RunResults) -> str:
 
 
 def _heap(r: RunResults, size: int | None) -> str:
-    cases = [c for c in r.ok_cases() if size is None or c.size == size]
+    cases = [c for c in r.symmetric_cases() if size is None or c.size == size]
     if not cases:
         return "<p>No successful cases.</p>"
     cells = _primary_at(r, size) if size is not None else {}
@@ -349,7 +351,7 @@ def _boxplots(r: RunResults, size: int | None) -> str:
     for algorithm in r.algorithms():
         cases = {
             c.label: c.ns
-            for c in r.ok_cases()
+            for c in r.symmetric_cases()
             if c.algorithm == algorithm and c.size == size and c.operation in PRIMARY_OPERATIONS
         }
         groups = {label: cases[label] for label in r.labels() if label in cases}
@@ -377,7 +379,7 @@ def _variants(r: RunResults, size: int | None) -> str:
         return "<p>No provider was measured with more than one variant in this run.</p>"
     groups: dict[str, dict[str, float]] = {}
     rows = []
-    for c in r.ok_cases():
+    for c in r.symmetric_cases():
         if c.provider in multi and c.size == size and c.operation in PRIMARY_OPERATIONS:
             groups.setdefault(f"{c.provider} {c.algorithm}", {})[c.variant] = c.bytes_per_s or 0
     for name, bars in sorted(groups.items()):
@@ -405,6 +407,360 @@ def _variants(r: RunResults, size: int | None) -> str:
             "throughput divided by the variant's, from the medians, at the same size."
         )
     )
+
+
+# The signature algorithms of the sign/verify bar chart (issue 5): the first measured scheme of
+# each key stands for it.
+_SIGNATURE_FIGURE = (
+    ("RSA-2048", ("rsa-2048-pkcs1-sha256", "rsa-2048-pss-sha256")),
+    ("RSA-4096", ("rsa-4096-pkcs1-sha256", "rsa-4096-pss-sha256")),
+    ("ECDSA P-256", ("ecdsa-p256",)),
+    ("Ed25519", ("ed25519",)),
+)
+_PK_OPERATIONS = ("keygen", "sign", "verify", "encrypt", "decrypt", "derive")
+
+
+def _public_key(r: RunResults) -> str:
+    cases = [c for c in r.ok_cases() if not c.symmetric]
+    if not cases:
+        return "<p>No public-key or key-derivation cases in this run.</p>"
+    parts = [
+        _pk_table(r, [c for c in cases if c.kind != "kdf" and c.operation != "keygen"]),
+        _signature_bars(r, cases),
+        _key_agreement(r, [c for c in cases if c.kind == "key-agreement"]),
+        _keygen(r, [c for c in cases if c.operation == "keygen"]),
+        _kdfs(r, [c for c in cases if c.kind == "kdf"]),
+    ]
+    return "".join(parts) + _how(
+        "Public-key and key-derivation figures are <b>operations per second</b> (10⁹ ÷ the median "
+        "time per operation) and the median time per operation with its bootstrap 95% CI, from "
+        "the same sampling as every other case; a throughput in bytes per second would mean "
+        "nothing for them. Signing and verifying hash a short message (the size shown, 32 bytes "
+        "in the shipped suites) with the key of the runner's fixed test key set; OAEP encrypts "
+        "such a message; key agreement derives one shared secret from a fixed key pair and peer "
+        "key (no key generation inside); a KDF derives one key from a 16-byte password at the "
+        "cost parameters shown. Key generation is sampled one key per sample, so its "
+        "distribution is the spread over many keys."
+    )
+
+
+def _pk_table(r: RunResults, cases: list[CaseResult]) -> str:
+    if not cases:
+        return ""
+    rows = [
+        (
+            c.label,
+            c.algorithm,
+            c.operation,
+            format_size(c.size) if c.size else "-",
+            format_ops(c.ops_per_s),
+            format_ns(c.median_ns),
+            _ci(c),
+            str(c.summary.n) if c.summary else "-",
+            _num(c.heap.get("bytes_per_op"), ".0f"),
+        )
+        for c in _pk_order(r, cases)
+    ]
+    table = _table(
+        [
+            "provider",
+            "algorithm",
+            "operation",
+            "message",
+            "ops/s",
+            "median/op",
+            "95% CI of the median",
+            "samples",
+            "heap B/op",
+        ],
+        rows,
+        numeric={4, 5, 6, 7, 8},
+    )
+    return f"<h3>Signatures, public-key encryption, key agreement</h3>{table}"
+
+
+def _signature_bars(r: RunResults, cases: list[CaseResult]) -> str:
+    groups: dict[str, dict[str, float]] = {}
+    errors: dict[str, dict[str, tuple[float, float]]] = {}
+    for title, names in _SIGNATURE_FIGURE:
+        measured = [n for n in names if any(c.algorithm == n for c in cases)]
+        if not measured:
+            continue
+        for op in ("sign", "verify"):
+            key = f"{title} {op}" + (f" ({measured[0]})" if title.startswith("RSA") else "")
+            for c in cases:
+                if c.algorithm == measured[0] and c.operation == op and c.ops_per_s:
+                    groups.setdefault(key, {})[c.label] = c.ops_per_s
+                    errors.setdefault(key, {})[c.label] = _ops_ci(c)
+    if not groups:
+        return ""
+    svg = plots.ops_bars("sign and verify", _ordered(r, groups), errors, palette=r.labels())
+    return "<h3>Sign and verify</h3>" + _figs([svg])
+
+
+def _key_agreement(r: RunResults, cases: list[CaseResult]) -> str:
+    groups: dict[str, dict[str, float]] = {}
+    errors: dict[str, dict[str, tuple[float, float]]] = {}
+    for c in _pk_order(r, cases):
+        if c.ops_per_s:
+            groups.setdefault(c.algorithm, {})[c.label] = c.ops_per_s
+            errors.setdefault(c.algorithm, {})[c.label] = _ops_ci(c)
+    if not groups:
+        return ""
+    svg = plots.ops_bars(
+        "key agreement: shared secrets per second",
+        _ordered(r, groups),
+        errors,
+        palette=r.labels(),
+    )
+    return "<h3>Key agreement</h3>" + _figs([svg])
+
+
+def _keygen(r: RunResults, cases: list[CaseResult]) -> str:
+    if not cases:
+        return ""
+    figs = []
+    for algorithm in r.algorithms():
+        groups = {c.label: c.ns for c in cases if c.algorithm == algorithm and c.ns.size}
+        if groups:
+            ordered = {lb: groups[lb] for lb in r.labels() if lb in groups}
+            figs.append(plots.spread_box(f"{algorithm} key generation", ordered, "ms per key"))
+    rows = []
+    for c in _pk_order(r, cases):
+        s = c.summary
+        if not s:
+            continue
+        rows.append(
+            (
+                c.label,
+                c.algorithm,
+                str(s.n),
+                format_ns(s.median),
+                f"{format_ns(s.q1)} – {format_ns(s.q3)}",
+                f"{format_ns(s.min)} – {format_ns(s.max)}",
+                format_ops(c.ops_per_s),
+                _ci(c),
+            )
+        )
+    table = _table(
+        [
+            "provider",
+            "key type",
+            "keys",
+            "median per key",
+            "quartiles",
+            "min – max",
+            "keys/s (from the median)",
+            "95% CI of the median",
+        ],
+        rows,
+        numeric={2, 3, 6},
+    )
+    return (
+        "<h3>Key generation</h3>"
+        + _figs(figs)
+        + table
+        + _how(
+            "Each sample generates one key pair (the runner fixes one operation per sample for "
+            "key generation), so every box is the distribution over that many fresh keys, on a "
+            "logarithmic axis. RSA key generation searches for random primes and varies by an "
+            "order of magnitude from key to key: read its median with the quartiles and the "
+            "range, not alone."
+        )
+    )
+
+
+def _kdfs(r: RunResults, cases: list[CaseResult]) -> str:
+    if not cases:
+        return ""
+    rows = [
+        (
+            c.label,
+            c.algorithm,
+            _cost_text(c),
+            format_ns(c.median_ns),
+            _ci(c),
+            format_ops(c.ops_per_s),
+            str(c.summary.n) if c.summary else "-",
+            _num(c.heap.get("peak_live_bytes"), ".0f"),
+        )
+        for c in _pk_order(r, cases)
+    ]
+    groups: dict[str, dict[str, float]] = {}
+    errors: dict[str, dict[str, tuple[float, float]]] = {}
+    for c in cases:
+        if c.ops_per_s:
+            groups.setdefault(c.algorithm_label, {})[c.label] = c.ops_per_s
+            errors.setdefault(c.algorithm_label, {})[c.label] = _ops_ci(c)
+    svg = plots.ops_bars(
+        "key derivations per second", _ordered(r, groups), errors, palette=r.labels()
+    )
+    table = _table(
+        [
+            "provider",
+            "KDF",
+            "cost parameters",
+            "median per derivation",
+            "95% CI",
+            "derivations/s",
+            "samples",
+            "peak live heap (B)",
+        ],
+        rows,
+        numeric={3, 5, 6, 7},
+    )
+    return (
+        "<h3>Key derivation</h3>"
+        + _figs([svg])
+        + table
+        + _how(
+            "Each figure holds only for its cost parameters (PBKDF2: iterations; scrypt: N, r, p; "
+            "Argon2id: t passes over m KiB with p lanes): a password KDF is meant to be slow, so "
+            "compare providers at equal cost, not KDFs with each other. Memory-hard KDFs that "
+            "allocate their memory outside malloc show little heap."
+        )
+    )
+
+
+def _cost_text(c: CaseResult) -> str:
+    return " ".join(f"{k}={v}" for k, v in c.cost.items()) or "-"
+
+
+def _security(r: RunResults, size: int | None) -> str:
+    levels = security.levels()
+    year = security.current_year()
+    # Symmetric algorithms are compared at the report's size where they were measured there,
+    # else at their largest size.
+    sizes: dict[str, set[int]] = {}
+    for c in r.symmetric_cases():
+        sizes.setdefault(c.algorithm, set()).add(c.size)
+    at = {a: size if size in s else max(s) for a, s in sizes.items()}
+    # One operation per algorithm: the first of _PREFERRED it was measured with.
+    measured_ops: dict[str, set[str]] = {}
+    for c in r.ok_cases():
+        measured_ops.setdefault(c.algorithm_label, set()).add(c.operation)
+    shown = {
+        label: next(op for op in _PREFERRED if op in ops) for label, ops in measured_ops.items()
+    }
+    best: dict[tuple[str, str], CaseResult] = {}
+    for c in r.ok_cases():
+        if c.operation != shown[c.algorithm_label]:
+            continue
+        if c.symmetric and c.size != at[c.algorithm]:
+            continue
+        key = (c.algorithm_label, c.operation)
+        if key not in best or _speed(c) > _speed(best[key]):
+            best[key] = c
+    if not best:
+        return "<p>No successful cases.</p>"
+    order = {a: i for i, a in enumerate(r.algorithms())}
+    rows = []
+    for (label, op), c in sorted(
+        best.items(),
+        key=lambda kv: (-_rating_level(levels, kv[1].algorithm), order[kv[1].algorithm], kv[0]),
+    ):
+        rating = levels.get(c.algorithm)
+        figure = (
+            f"{format_rate(c.bytes_per_s)} at {format_size(c.size)}"
+            if c.symmetric
+            else format_ops(c.ops_per_s)
+        )
+        verdicts = rating.verdicts if rating else {}
+        rows.append(
+            (
+                _level_name(rating.level) if rating else "?",
+                c.kind,
+                label,
+                str(rating.strength) if rating else "?",
+                op,
+                c.label,
+                ("~" if c.unstable else "") + figure,
+                *(verdicts[d].describe(year) if d in verdicts else "?" for d in security.DOCUMENTS),
+            )
+        )
+    docs = "; ".join(
+        f"<b>{escape(k)}</b>: {escape(d.citation)}" for k, d in levels.documents.items()
+    )
+    return _table(
+        [
+            "level (bits)",
+            "kind",
+            "algorithm",
+            "strength",
+            "operation",
+            "fastest",
+            "figure",
+            "NIST",
+            "BSI",
+            "ECRYPT-CSA",
+        ],
+        rows,
+        numeric={3},
+    ) + _how(
+        "Each algorithm measured in this run, under the largest of the security levels of NIST "
+        "SP 800-57 Part 1 (80, 112, 128, 192, 256 bits) its strength reaches, with its fastest "
+        "provider for one operation (the first measured of encrypt, hash, mac, sign, verify, "
+        "derive, decrypt, keygen): symmetric algorithms by throughput at the report's size "
+        "(else the algorithm's largest size), the others by operations per second. Strengths "
+        "and verdicts come from the file <code>cryptobench/data/security_levels.toml</code>, "
+        "which cites each document and says "
+        "how each family is rated (hashes by collision resistance; KDFs by their PRF, never more "
+        "than the password's entropy). Verdicts are for the year "
+        f"{year}. Documents: {docs}. <code>cryptobench recommend</code> answers the same "
+        "question per kind of primitive."
+    )
+
+
+def _speed(c: CaseResult) -> float:
+    return (c.bytes_per_s if c.symmetric else c.ops_per_s) or 0.0
+
+
+# The operation that stands for an algorithm in the security-level table, in order of preference.
+_PREFERRED = (*PRIMARY_OPERATIONS, "sign", "verify", "derive", "decrypt", "keygen")
+
+
+def _rating_level(levels: security.SecurityLevels, algorithm: str) -> int:
+    rating = levels.get(algorithm)
+    return rating.level if rating else -1
+
+
+def _level_name(level: int) -> str:
+    return "< 80 (broken)" if level == 0 else str(level)
+
+
+def _pk_order(r: RunResults, cases: list[CaseResult]) -> list[CaseResult]:
+    order = {a: i for i, a in enumerate(r.algorithms())}
+    labels = {lb: i for i, lb in enumerate(r.labels())}
+    ops = {op: i for i, op in enumerate(_PK_OPERATIONS)}
+    return sorted(
+        cases,
+        key=lambda c: (
+            order.get(c.algorithm, 0),
+            _cost_text(c),
+            ops.get(c.operation, 9),
+            labels.get(c.label, 0),
+        ),
+    )
+
+
+def _ordered(r: RunResults, groups: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Each group's bars in the run's provider order, so colours and positions agree."""
+    labels = r.labels()
+    return {name: {lb: bars[lb] for lb in labels if lb in bars} for name, bars in groups.items()}
+
+
+def _ci(c: CaseResult) -> str:
+    s = c.summary
+    return f"{format_ns(s.ci_low)} – {format_ns(s.ci_high)}" if s else "-"
+
+
+def _ops_ci(c: CaseResult) -> tuple[float, float]:
+    """The CI of the median time, as operations per second (the bounds swap)."""
+    s = c.summary
+    if not s or s.ci_low <= 0 or s.ci_high <= 0:
+        value = c.ops_per_s or 0.0
+        return value, value
+    return 1e9 / s.ci_high, 1e9 / s.ci_low
 
 
 def _failures(r: RunResults) -> str:
@@ -440,7 +796,7 @@ def _all_results(r: RunResults) -> str:
         rows.append(
             (
                 c.label,
-                c.algorithm,
+                c.algorithm_label,
                 c.operation,
                 format_size(c.size),
                 format_ns(s.median) if s else "-",
@@ -448,6 +804,7 @@ def _all_results(r: RunResults) -> str:
                 f"{format_ns(s.q1)} – {format_ns(s.q3)}" if s else "-",
                 format_ns(s.mad) if s else "-",
                 format_rate(c.bytes_per_s),
+                format_ops(c.ops_per_s),
                 _num(c.cycles_per_byte, ".2f"),
                 str(s.n) if s else "-",
                 status + (f": {c.reason}" if c.reason else ""),
@@ -464,12 +821,13 @@ def _all_results(r: RunResults) -> str:
             "quartiles",
             "MAD",
             "throughput",
+            "ops/s",
             "ref. cycles/byte",
             "samples",
             "status",
         ],
         rows,
-        numeric={4, 7, 8, 9, 10},
+        numeric={4, 7, 8, 9, 10, 11},
     )
     return f"<details><summary>{len(rows)} cases</summary>{table}</details>" + _how(
         "Median, quartiles (linear interpolation), MAD (median absolute deviation, unscaled) and "
@@ -492,7 +850,7 @@ def _operations(r: RunResults, algorithm: str) -> list[str]:
 def _primary_at(r: RunResults, size: int) -> dict[tuple[str, str], CaseResult]:
     return {
         (c.label, c.algorithm): c
-        for c in r.ok_cases()
+        for c in r.symmetric_cases()
         if c.size == size and c.operation in PRIMARY_OPERATIONS
     }
 

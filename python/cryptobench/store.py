@@ -115,19 +115,58 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT '';
     """,
+    # 2 -> 3: a key derivation case's cost parameters (canonical JSON, '{}' for every other case)
+    # join the case's identity. SQLite cannot change a table's UNIQUE constraint in place, so the
+    # table is rebuilt (the procedure of https://sqlite.org/lang_altertable.html, section 7); ids
+    # are kept, so samples and failures still point at their cases. migrate() turns foreign keys
+    # off around it: with them on, dropping the old table would delete every sample.
+    """
+    CREATE TABLE cases_v3 (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        provider TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        algorithm TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        input TEXT NOT NULL,
+        align_offset INTEGER NOT NULL,
+        aad_bytes INTEGER NOT NULL,
+        cost TEXT NOT NULL DEFAULT '{}',   -- JSON: KDF cost parameters, e.g. {"iterations":10000}
+        spec TEXT NOT NULL,
+        status TEXT NOT NULL,
+        reason TEXT NOT NULL DEFAULT '',
+        gate TEXT,
+        iterations INTEGER,
+        calibration_ns INTEGER,
+        heap_allocs_per_op REAL,
+        heap_frees_per_op REAL,
+        heap_bytes_per_op REAL,
+        heap_peak_live_bytes INTEGER,
+        heap_prepare_allocs INTEGER,
+        heap_prepare_bytes INTEGER,
+        max_rss_kb INTEGER,
+        runner_summary TEXT,
+        completed_at TEXT,
+        UNIQUE (run_id, provider, variant, operation, algorithm, size, input, align_offset,
+                aad_bytes, cost)
+    );
+    INSERT INTO cases_v3 (id, run_id, seq, provider, variant, operation, algorithm, size, input,
+        align_offset, aad_bytes, spec, status, reason, gate, iterations, calibration_ns,
+        heap_allocs_per_op, heap_frees_per_op, heap_bytes_per_op, heap_peak_live_bytes,
+        heap_prepare_allocs, heap_prepare_bytes, max_rss_kb, runner_summary, completed_at)
+    SELECT id, run_id, seq, provider, variant, operation, algorithm, size, input,
+        align_offset, aad_bytes, spec, status, reason, gate, iterations, calibration_ns,
+        heap_allocs_per_op, heap_frees_per_op, heap_bytes_per_op, heap_peak_live_bytes,
+        heap_prepare_allocs, heap_prepare_bytes, max_rss_kb, runner_summary, completed_at
+    FROM cases;
+    DROP TABLE cases;
+    ALTER TABLE cases_v3 RENAME TO cases;
+    CREATE INDEX cases_by_run ON cases(run_id, seq);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-
-CASE_KEY = (
-    "provider",
-    "variant",
-    "operation",
-    "algorithm",
-    "size",
-    "input",
-    "align_offset",
-    "aad_bytes",
-)
 
 
 def default_path() -> Path:
@@ -201,16 +240,32 @@ class Store:
             raise UserError(f"database {self.path} is not a cryptobench results file")
         if version == 0 and self._tables():
             raise UserError(f"database {self.path} is an SQLite file of something else")
-        for target in range(version + 1, SCHEMA_VERSION + 1):
-            # One transaction per step: the schema change and its version number land together.
-            try:
-                self.conn.executescript(
-                    f"BEGIN;\n{MIGRATIONS[target - 1]}\nPRAGMA user_version = {target};\nCOMMIT;"
+        if version == SCHEMA_VERSION:
+            return
+        # Off for the table rebuilds (see MIGRATIONS[2]); the pragma has no effect inside a
+        # transaction, hence here, around all steps.
+        self.conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                # One transaction per step: the schema change and its version number land
+                # together.
+                try:
+                    self.conn.executescript(
+                        f"BEGIN;\n{MIGRATIONS[target - 1]}\n"
+                        f"PRAGMA user_version = {target};\nCOMMIT;"
+                    )
+                except BaseException:
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
+            broken = self.conn.execute("PRAGMA foreign_key_check").fetchall()
+            if broken:
+                raise UserError(
+                    f"database {self.path}: {len(broken)} rows lost their references while "
+                    "migrating (a damaged file?)"
                 )
-            except BaseException:
-                if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
-                raise
+        finally:
+            self.conn.execute("PRAGMA foreign_keys = ON")
 
     def schema_version(self) -> int:
         return self.conn.execute("PRAGMA user_version").fetchone()[0]
@@ -312,9 +367,12 @@ class Store:
             )
             self.conn.executemany(
                 "INSERT INTO cases (run_id, seq, provider, variant, operation, algorithm, size,"
-                " input, align_offset, aad_bytes, spec, status)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
-                [(run_id, seq, *c.key(), json.dumps(_spec_dict(c))) for seq, c in enumerate(cases)],
+                " input, align_offset, aad_bytes, cost, spec, status)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
+                [
+                    (run_id, seq, *c.key()[:-1], c.cost_json(), json.dumps(_spec_dict(c)))
+                    for seq, c in enumerate(cases)
+                ],
             )
         return run_id
 
@@ -458,8 +516,9 @@ class Store:
         cases = []
         for r in rows:
             d = dict(r)
-            for key in ("gate", "runner_summary", "spec"):
+            for key in ("gate", "runner_summary", "spec", "cost"):
                 d[key] = json.loads(d[key]) if d[key] else None
+            d["cost"] = d["cost"] or {}
             cases.append(d)
         samples: dict[int, list[tuple[int, int, int]]] = {}
         for s in self.conn.execute(
@@ -484,4 +543,6 @@ class Store:
 
 
 def _spec_dict(case: CaseSpec) -> dict[str, Any]:
-    return {f: getattr(case, f) for f in CaseSpec.__dataclass_fields__}
+    spec = {f: getattr(case, f) for f in CaseSpec.__dataclass_fields__}
+    spec["cost"] = case.cost_dict()
+    return spec

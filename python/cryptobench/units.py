@@ -57,6 +57,16 @@ def format_rate(bytes_per_s: float | None) -> str:
     return f"{bytes_per_s:.3g} B/s"
 
 
+def format_ops(ops_per_s: float | None) -> str:
+    """Operations per second, decimal prefixes: '1.23k ops/s', '45.6 ops/s'."""
+    if ops_per_s is None or math.isnan(ops_per_s):
+        return "-"
+    for unit, factor in (("M", 1e6), ("k", 1e3)):
+        if ops_per_s >= factor:
+            return f"{ops_per_s / factor:.3g}{unit} ops/s"
+    return f"{ops_per_s:.3g} ops/s"
+
+
 def format_duration(seconds: float) -> str:
     seconds = max(0, round(seconds))
     h, rest = divmod(seconds, 3600)

@@ -98,6 +98,41 @@ def caps() -> Capabilities:
     return Capabilities.from_message(capabilities_message())
 
 
+def pk_capabilities_message() -> dict:
+    """The same two providers, with public-key algorithms and KDFs as the runner lists them."""
+    msg = capabilities_message()
+    pk = [
+        ("rsa-2048", "keypair", ["keygen"], "rsa-2048", 2048, "", "rsa-keygen"),
+        ("rsa-2048-pss-sha256", "signature", ["sign", "verify"], "rsa-2048", 2048, "sha256",
+         "rsa-pss"),
+        ("rsa-2048-oaep-sha256", "pk-encryption", ["encrypt", "decrypt"], "rsa-2048", 2048,
+         "sha256", "rsa-oaep"),
+        ("ed25519", "signature", ["keygen", "sign", "verify"], "ed25519", 255, "", "ed25519"),
+        ("x25519", "key-agreement", ["keygen", "derive"], "x25519", 255, "", "x25519"),
+        ("pbkdf2-sha256", "kdf", ["derive"], "", 0, "sha256", "pbkdf2"),
+        ("scrypt", "kdf", ["derive"], "", 0, "", "scrypt"),
+        ("argon2id", "kdf", ["derive"], "", 0, "", "argon2"),
+        ("hkdf-sha256", "kdf", ["derive"], "", 0, "sha256", "hkdf"),
+    ]  # fmt: skip
+    msg["algorithms"] += [
+        {"name": n, "kind": k, "operations": ops, "key_type": kt, "bits": bits, "digest": dg,
+         "family": fam, "block_bytes": 1, "min_size": 0}
+        for n, k, ops, kt, bits, dg, fam in pk
+    ]  # fmt: skip
+    alpha, beta = msg["providers"]
+    alpha["algorithms"] += [{"name": n, "operations": ops} for n, _, ops, *_ in pk]
+    beta["algorithms"] += [
+        {"name": "ed25519", "operations": ["sign", "verify"]},
+        {"name": "pbkdf2-sha256", "operations": ["derive"]},
+    ]
+    return msg
+
+
+@pytest.fixture
+def pk_caps() -> Capabilities:
+    return Capabilities.from_message(pk_capabilities_message())
+
+
 def synthetic_samples(median_ns: float, n: int, rng: np.random.Generator, spread=0.02):
     """n samples of 1000 operations whose per-operation time scatters around median_ns."""
     out = []
@@ -114,13 +149,19 @@ def store_run(
     seed: int = 7,
     failed: dict[tuple[str, str, str, str, int], str] | None = None,
     spread: float = 0.02,
+    costs: dict[tuple[str, str, str, str, int], dict[str, int]] | None = None,
 ) -> tuple[Store, int]:
     """A stored run whose cases (provider, variant, operation, algorithm, size) took the given
-    median ns per operation; `failed` cases carry a reason instead."""
+    median ns per operation; `failed` cases carry a reason instead; `costs` gives KDF cases
+    their cost parameters."""
     rng = np.random.default_rng(seed)
     failed = failed or {}
+    costs = costs or {}
     keys = list(timings) + list(failed)
-    cases = [CaseSpec(p, v, op, alg, size, samples=n) for p, v, op, alg, size in keys]
+    cases = [
+        CaseSpec(p, v, op, alg, size, samples=n, cost=costs.get((p, v, op, alg, size), {}))
+        for p, v, op, alg, size in keys
+    ]
     store = Store.open(path)
     libraries = sorted({(c.provider, c.variant) for c in cases})
     run_id = store.create_run(

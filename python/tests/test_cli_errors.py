@@ -4,6 +4,7 @@ import pytest
 from conftest import run_cli, store_run
 
 from cryptobench.cli import main
+from cryptobench.store import Store
 
 
 def error_of(capsys, *argv: str) -> str:
@@ -95,3 +96,14 @@ def test_as_a_real_process(tmp_path):
         assert "Traceback" not in done.stderr
         assert done.stderr.startswith("cryptobench: error: ")
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_recommend_needs_stored_successful_cases(capsys, tmp_path):
+    empty = tmp_path / "empty.db"
+    Store.open(empty).close()
+    assert "no runs stored" in error_of(capsys, "recommend", "--db", str(empty))
+    failed = tmp_path / "failed.db"
+    store_run(failed, {}, failed={("alpha", "default", "hash", "sha256", 64): "gate failed"})
+    assert "run 1 has no successful cases" in error_of(capsys, "recommend", "--db", str(failed))
+    assert "no run 3" in error_of(capsys, "recommend", "--db", str(failed), "--run", "3")
+    assert "--level 1000" in error_of(capsys, "recommend", "--db", str(empty), "--level", "1000")

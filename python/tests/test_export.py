@@ -94,3 +94,36 @@ def test_markdown_export(results):
         )
         >= 6
     )
+
+
+@pytest.fixture
+def pk_results(tmp_path):
+    timings = {
+        ("alpha", "default", "sign", "ed25519", 32): 20_000.0,
+        ("alpha", "default", "derive", "pbkdf2-sha256", 16): 3_000_000.0,
+        ("alpha", "default", "hash", "sha256", 1024): 700.0,
+    }
+    costs = {("alpha", "default", "derive", "pbkdf2-sha256", 16): {"iterations": 10000}}
+    db, run_id = store_run(tmp_path / "r.db", timings, costs=costs)
+    return analysis.load(db, run_id)
+
+
+def test_exports_of_public_key_and_kdf_cases(pk_results):
+    doc = json.loads(FORMATS["json"](pk_results, False))
+    rows = {r["algorithm"]: r for r in doc["results"]}
+    sign, kdf, sha = rows["ed25519"], rows["pbkdf2-sha256"], rows["sha256"]
+    assert (sign["kind"], sign["cost"], sign["security_bits"]) == ("signature", {}, 128)
+    assert sign["ops_per_s"] == pytest.approx(1e9 / sign["median_ns"])
+    # Bytes per second and cycles per byte mean nothing for a signature or a key derivation.
+    assert sign["bytes_per_s"] is None and sign["cycles_per_byte"] is None
+    assert (kdf["kind"], kdf["cost"], kdf["security_bits"]) == ("kdf", {"iterations": 10000}, 256)
+    assert sha["kind"] == "hash" and sha["bytes_per_s"] > 0 and sha["cost"] == {}
+
+    csv_rows = {
+        r["algorithm"]: r for r in csv.DictReader(io.StringIO(FORMATS["csv"](pk_results, False)))
+    }
+    assert json.loads(csv_rows["pbkdf2-sha256"]["cost"]) == {"iterations": 10000}
+    assert csv_rows["ed25519"]["bytes_per_s"] == "" and float(csv_rows["ed25519"]["ops_per_s"]) > 0
+
+    md = FORMATS["md"](pk_results, False)
+    assert "| ops/s |" in md and "pbkdf2-sha256 (iterations=10000)" in md

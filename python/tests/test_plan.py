@@ -1,5 +1,7 @@
 """Matrix expansion: which cases a suite and the command line ask for."""
 
+from dataclasses import replace
+
 import pytest
 
 from cryptobench import plan, runner
@@ -134,7 +136,16 @@ def test_unknown_names_are_user_errors(caps, text, message):
         ('algorithms = ["sha256"]\nsizes = ["12X"]', "size '12X'"),
         ('algorithms = ["sha256"]\nsizes = []', "'sizes' must not be empty"),
         ("sizes = [64]", "'algorithms' is missing"),
-        ('algorithms = ["sha256"]\nsizes = [64]\noperations = ["sign"]', "unknown operation"),
+        ('algorithms = ["sha256"]\nsizes = [64]\noperations = ["sing"]', "unknown operation"),
+        ('algorithms = ["sha256"]\nsizes = [64]\nkinds = ["symmetric"]', "unknown kind"),
+        ('algorithms = ["all"]\nsizes = [16]\ncost = 10000', "'cost' must be a table or a list"),
+        ('algorithms = ["all"]\nsizes = [16]\ncost = []', "'cost' must not be an empty list"),
+        ('algorithms = ["all"]\nsizes = [16]\ncost = [5]', "'cost' must be a table"),
+        ('algorithms = ["all"]\nsizes = [16]\ncost = {rounds = 5}', "unknown parameter 'rounds'"),
+        ('algorithms = ["all"]\nsizes = [16]\ncost = {n = 1024}', "unknown parameter 'n'"),
+        ('algorithms = ["all"]\nsizes = [16]\ncost = {iterations = -1}', "non-negative integer"),
+        ('algorithms = ["all"]\nsizes = [16]\ncost = {iterations = 1.5}', "non-negative integer"),
+        ('algorithms = ["all"]\nsizes = [16]\ncost = {iterations = true}', "non-negative integer"),
         ('algorithms = ["sha256"]\nsizes = [64]\nmatrix = [1]', "must be a table"),
         ('algorithms = ["sha256"]\nsizes = [64]\nwarmup_ms = true', "must be a number"),
     ],
@@ -163,3 +174,146 @@ def test_shipped_suites_expand_against_the_real_catalogue(native_runner, name):
 def test_default_suite_covers_sizes_16_bytes_to_1_mib_in_powers_of_4():
     s = plan.load_suite("default")
     assert s.blocks[0]["sizes"] == [16 * 4**k for k in range(9)]
+
+
+# ---- public-key algorithms and KDFs -------------------------------------------------------------
+
+
+def pk_keys(p: plan.Plan) -> set[tuple]:
+    return {(c.provider, c.operation, c.algorithm, c.size, c.cost) for c in p.cases}
+
+
+def test_keygen_and_key_agreement_are_measured_at_size_0_whatever_the_sizes(pk_caps):
+    text = (
+        'providers = ["alpha"]\nalgorithms = ["x25519", "rsa-2048", "ed25519"]\nsizes = [32, 1024]'
+    )
+    got = pk_keys(plan.expand(suite(text), pk_caps))
+    assert got == {
+        ("alpha", "keygen", "x25519", 0, ()),
+        ("alpha", "derive", "x25519", 0, ()),
+        ("alpha", "keygen", "rsa-2048", 0, ()),
+        ("alpha", "keygen", "ed25519", 0, ()),
+        ("alpha", "sign", "ed25519", 32, ()),
+        ("alpha", "sign", "ed25519", 1024, ()),
+        ("alpha", "verify", "ed25519", 32, ()),
+        ("alpha", "verify", "ed25519", 1024, ()),
+    }
+
+
+def test_oaep_messages_longer_than_the_key_allows_are_skipped(pk_caps):
+    # RSA-2048 with OAEP-SHA-256 encrypts at most 256 - 2*32 - 2 = 190 bytes.
+    text = 'providers = ["alpha"]\nalgorithms = ["rsa-2048-oaep-sha256"]\nsizes = [32, 190, 191]'
+    p = plan.expand(suite(text), pk_caps)
+    assert {(c.operation, c.size) for c in p.cases} == {
+        ("encrypt", 32),
+        ("encrypt", 190),
+        ("decrypt", 32),
+        ("decrypt", 190),
+    }
+    assert p.skipped == {"size": 2}
+
+
+def test_a_blocks_cost_applies_to_each_kdf_with_the_parameters_it_takes(pk_caps):
+    text = """
+        providers = ["alpha"]
+        algorithms = ["pbkdf2-sha256", "scrypt", "argon2id", "hkdf-sha256", "ed25519"]
+        operations = ["derive", "sign"]
+        sizes = [16]
+        cost = { iterations = 5000, N = 1024, p = 2 }
+    """
+    got = pk_keys(plan.expand(suite(text), pk_caps))
+    assert got == {
+        ("alpha", "derive", "pbkdf2-sha256", 16, (("iterations", 5000),)),
+        # r is not in the table: the default; p is shared by scrypt and Argon2id.
+        ("alpha", "derive", "scrypt", 16, (("N", 1024), ("p", 2), ("r", 8))),
+        ("alpha", "derive", "argon2id", 16, (("m", 65536), ("p", 2), ("t", 3))),
+        ("alpha", "derive", "hkdf-sha256", 16, ()),
+        ("alpha", "sign", "ed25519", 16, ()),  # not a KDF: no cost
+    }
+
+
+def test_without_a_cost_kdfs_get_the_default_parameters(pk_caps):
+    text = 'providers = ["beta"]\nalgorithms = ["pbkdf2-sha256"]\nsizes = [16]'
+    [case] = plan.expand(suite(text), pk_caps).cases
+    assert case.cost_dict() == plan.DEFAULT_COST["pbkdf2"]
+
+
+def test_a_list_of_costs_is_a_dimension_of_the_matrix(pk_caps):
+    text = """
+        algorithms = ["pbkdf2-sha256", "hkdf-sha256"]
+        sizes = [16]
+        cost = [{ iterations = 1000 }, { iterations = 100000 }]
+    """
+    got = pk_keys(plan.expand(suite(text), pk_caps))
+    assert got == {
+        ("alpha", "derive", "pbkdf2-sha256", 16, (("iterations", 1000),)),
+        ("alpha", "derive", "pbkdf2-sha256", 16, (("iterations", 100000),)),
+        ("beta", "derive", "pbkdf2-sha256", 16, (("iterations", 1000),)),
+        ("beta", "derive", "pbkdf2-sha256", 16, (("iterations", 100000),)),
+        ("alpha", "derive", "hkdf-sha256", 16, ()),  # once: it takes no parameters
+    }
+
+
+@pytest.mark.parametrize(
+    ("cost", "message"),
+    [
+        ("{ iterations = 0 }", "pbkdf2-sha256 needs 'iterations' of at least 1"),
+        ("{ N = 1000 }", "scrypt needs 'N' to be a power of 2, got 1000"),
+        ("{ N = 1 }", "scrypt needs 'N' of at least 2"),
+        ("{ m = 16, p = 4 }", "argon2id needs 'm' \\(KiB\\) of at least 8 × p = 32"),
+        ("{ t = 0 }", "argon2id needs 't' of at least 1"),
+    ],
+)
+def test_kdf_costs_are_checked_against_what_each_kdf_accepts(pk_caps, cost, message):
+    text = f'algorithms = ["pbkdf2-sha256", "scrypt", "argon2id"]\nsizes = [16]\ncost = {cost}'
+    with pytest.raises(UserError, match=rf"matrix\[0\]: cost: {message}"):
+        plan.expand(suite(text), pk_caps)
+
+
+def test_kinds_filter_a_blocks_algorithms(pk_caps):
+    text = 'providers = ["alpha"]\nalgorithms = ["all"]\nkinds = ["key-agreement"]\nsizes = [16]'
+    got = pk_keys(plan.expand(suite(text), pk_caps))
+    assert got == {("alpha", "keygen", "x25519", 0, ()), ("alpha", "derive", "x25519", 0, ())}
+
+
+def test_a_case_with_a_cost_is_hashable_and_keeps_its_identity_through_json(pk_caps):
+    a = plan.CaseSpec("alpha", "default", "derive", "scrypt", 16, cost={"r": 8, "N": 1024, "p": 1})
+    b = plan.CaseSpec(
+        "alpha", "default", "derive", "scrypt", 16, cost=[["N", 1024], ["p", 1], ["r", 8]]
+    )
+    assert a == b and hash(a) == hash(b) and a.key() == b.key()
+    assert a.cost_json() == '{"N":1024,"p":1,"r":8}'
+    assert a.to_protocol("c1")["cost"] == {"N": 1024, "p": 1, "r": 8}
+    other = plan.CaseSpec(
+        "alpha", "default", "derive", "scrypt", 16, cost={"N": 2048, "p": 1, "r": 8}
+    )
+    assert a.key() != other.key()
+    # Other cases send no cost field at all: a runner that predates it takes them unchanged.
+    assert "cost" not in plan.CaseSpec("alpha", "default", "hash", "sha256", 64).to_protocol("c2")
+
+
+def test_shipped_suites_measure_public_key_and_kdf_cases_as_issue_5_asks():
+    default = plan.load_suite("default")
+    pk_blocks = [b for b in default.blocks if b["kinds"] and "cipher" not in b["kinds"]]
+    algorithms = {a for b in pk_blocks for a in b["algorithms"]}
+    assert {
+        "rsa-2048-pkcs1-sha256", "rsa-4096-pkcs1-sha256", "ecdsa-p256", "ed25519", "x25519",
+        "pbkdf2-sha256",
+    } <= algorithms  # fmt: skip
+    assert all(b["providers"] == ["all"] for b in pk_blocks)
+    keygen = [b for b in pk_blocks if b["operations"] == ["keygen"]]
+    assert keygen and all(b["samples"] >= 15 for b in keygen)
+    assert {"iterations": 10000} in [c for b in pk_blocks for c in b["cost"]]
+    quick = plan.load_suite("quick")
+    assert {"iterations": 1000} in [c for b in quick.blocks for c in b["cost"]]
+
+
+def test_full_suite_costs_every_kdf_moderately(pk_caps):
+    full = plan.load_suite("full")
+    [kdf_block] = [b for b in full.blocks if b["kinds"] == ["kdf"]]
+    p = plan.expand(replace(full, blocks=[kdf_block]), pk_caps)
+    costs = {c.algorithm: c.cost_dict() for c in p.cases}
+    assert costs["scrypt"] == {"N": 16384, "r": 8, "p": 1}
+    assert costs["argon2id"] == {"t": 3, "m": 65536, "p": 1}
+    assert costs["pbkdf2-sha256"] == {"iterations": 10000}
+    assert costs["hkdf-sha256"] == {}

@@ -65,3 +65,61 @@ def test_report_of_a_run_with_nothing_measured(tmp_path):
     )
     html = report.render(analysis.load(db, run_id))
     assert "gate failed" in html and "No successful cases" in html
+
+
+@pytest.fixture
+def pk_results(tmp_path):
+    timings = sweep("alpha", "default", "encrypt", "aes-256-gcm", 200, 0.2)
+    for provider, scale in (("alpha", 1.0), ("beta", 1.7)):
+        timings |= {
+            (provider, "default", "sign", "rsa-2048-pkcs1-sha256", 32): 900_000.0 * scale,
+            (provider, "default", "verify", "rsa-2048-pkcs1-sha256", 32): 25_000.0 * scale,
+            (provider, "default", "sign", "ed25519", 32): 20_000.0 * scale,
+            (provider, "default", "verify", "ed25519", 32): 60_000.0 * scale,
+            (provider, "default", "derive", "x25519", 0): 30_000.0 * scale,
+            (provider, "default", "encrypt", "rsa-2048-oaep-sha256", 32): 30_000.0 * scale,
+            (provider, "default", "keygen", "ed25519", 0): 25_000.0 * scale,
+            (provider, "default", "keygen", "rsa-2048", 0): 150_000_000.0 * scale,
+            (provider, "default", "derive", "pbkdf2-sha256", 16): 3_000_000.0 * scale,
+        }
+    costs = {
+        (p, "default", "derive", "pbkdf2-sha256", 16): {"iterations": 10000}
+        for p in ("alpha", "beta")
+    }
+    # Key generation spreads widely from key to key.
+    db, run_id = store_run(tmp_path / "r.db", timings, n=15, costs=costs, spread=0.3)
+    return analysis.load(db, run_id)
+
+
+def test_report_has_a_public_key_section(pk_results):
+    html = report.render(pk_results)
+    assert '<section id="publickey">' in html and '<section id="security">' in html
+    section = html[html.index('<section id="publickey">') : html.index('<section id="security">')]
+    for heading in ("Signatures, public-key encryption", "Sign and verify", "Key agreement",
+                    "Key generation", "Key derivation"):  # fmt: skip
+        assert f"<h3>{heading}" in section
+    # Bar charts (sign/verify, key agreement, KDFs) and one box plot per key type.
+    assert section.count("<svg") == 5
+    assert "RSA-2048 sign (rsa-2048-pkcs1-sha256)" in section and "Ed25519 verify" in section
+    assert "ops/s" in section and "iterations=10000" in section
+    assert "keys/s (from the median)" in section
+    # Public-key cases have no throughput: the per-byte figures stay symmetric.
+    heatmap = html[html.index('<section id="heatmap">') : html.index('<section id="overhead">')]
+    assert "ed25519" not in heatmap and "aes-256-gcm" in heatmap
+    assert report.chosen_size(pk_results, None) == 65536
+
+
+def test_report_groups_results_by_security_level(pk_results):
+    html = report.render(pk_results)
+    section = html[html.index('<section id="security">') : html.index('<section id="failures">')]
+    rows = re.findall(
+        r"<tr><td>(\d+|&lt; 80 \(broken\))</td><td>([^<]+)</td><td>([^<]+)</td>", section
+    )
+    assert ("256", "aead", "aes-256-gcm") in rows
+    assert ("128", "signature", "ed25519") in rows
+    assert ("112", "signature", "rsa-2048-pkcs1-sha256") in rows
+    assert ("256", "kdf", "pbkdf2-sha256 (iterations=10000)") in rows
+    # Highest level first.
+    levels = [int(level) for level, _, _ in rows]
+    assert levels == sorted(levels, reverse=True)
+    assert "BSI TR-02102-1" in section and "Version 2024-01" in section

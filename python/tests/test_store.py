@@ -1,5 +1,6 @@
 """The results store: schema, migrations, atomic cases, and refusing files it cannot trust."""
 
+import json
 import sqlite3
 
 import pytest
@@ -133,3 +134,92 @@ def test_resolving_runs(tmp_path):
         db.resolve_run("99")
     with pytest.raises(UserError, match="expected a run number"):
         db.resolve_run("yesterday")
+
+
+def v2_database(path):
+    """A database as cryptobench wrote it at schema version 2: one run, a measured case with
+    samples and a failure, and a pending case."""
+    conn = sqlite3.connect(path)
+    conn.executescript(store.MIGRATIONS[0])
+    conn.executescript(store.MIGRATIONS[1])
+    conn.execute("PRAGMA user_version = 2")
+    conn.execute(
+        "INSERT INTO runs (id, started_at, status, suite, settings, argv, cryptobench_version,"
+        " runner, runner_version, runner_path, note) VALUES (1, '2026-01-01T00:00:00+00:00',"
+        " 'interrupted', 'quick', '{}', '[]', '0.1.0', 'cryptobench-native', '0.1.0', '/x', 'v2')"
+    )
+    for case_id, size, status in ((1, 64, "ok"), (2, 1024, "failed"), (3, 4096, "pending")):
+        spec = CaseSpec("alpha", "default", "hash", "sha256", size)
+        spec_json = {f: getattr(spec, f) for f in CaseSpec.__dataclass_fields__}
+        del spec_json["cost"]  # version 2 specs have no cost
+        conn.execute(
+            "INSERT INTO cases (id, run_id, seq, provider, variant, operation, algorithm, size,"
+            " input, align_offset, aad_bytes, spec, status) VALUES (?, 1, ?, 'alpha', 'default',"
+            " 'hash', 'sha256', ?, 'random', 0, 0, ?, ?)",
+            (case_id, case_id, size, json.dumps(spec_json), status),
+        )
+    conn.executemany(
+        "INSERT INTO samples (case_id, idx, iterations, ns, ticks) VALUES (1, ?, 10, ?, ?)",
+        [(i, 1000 + i, 2000 + i) for i in range(5)],
+    )
+    conn.execute(
+        "INSERT INTO failures (run_id, case_id, kind, message, at) VALUES (1, 2, 'crash',"
+        " 'runner crashed', '2026-01-01T00:00:01+00:00')"
+    )
+    conn.commit()
+    conn.close()
+
+
+def test_a_version_2_database_gains_the_cost_and_keeps_samples_and_failures(tmp_path):
+    path = tmp_path / "v2.db"
+    v2_database(path)
+
+    db = store.Store.open(path)
+    assert db.schema_version() == store.SCHEMA_VERSION == 3
+    cases = {c["size"]: c for c in db.cases(1)}
+    assert [c["cost"] for c in cases.values()] == [{}, {}, {}]
+    # Rebuilding the table must not cascade into the samples and failures of the old cases.
+    assert cases[64]["samples"] == [(10, 1000 + i, 2000 + i) for i in range(5)]
+    [failure] = db.failures(1)
+    assert (failure["message"], failure["size"]) == ("runner crashed", 1024)
+    assert db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert db.conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    # The stopped run resumes: its pending case comes back as it was planned.
+    assert db.pending_cases(1) == [(3, CaseSpec("alpha", "default", "hash", "sha256", 4096))]
+    # Deleting a run still cascades through the rebuilt table.
+    db.conn.execute("DELETE FROM runs WHERE id = 1")
+    assert db.conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0] == 0
+
+
+def test_the_cost_is_part_of_a_cases_identity_and_survives_a_resume(tmp_path):
+    db = store.Store.open(tmp_path / "r.db")
+    costs = ({"iterations": 1000}, {"iterations": 100000})
+    cases = [CaseSpec("alpha", "default", "derive", "pbkdf2-sha256", 16, cost=c) for c in costs]
+    cases.append(
+        CaseSpec("alpha", "default", "derive", "scrypt", 16, cost={"N": 1024, "r": 8, "p": 1})
+    )
+    run_id = db.create_run(
+        "t",
+        {},
+        [],
+        {"cryptobench": "t", "runner": "r", "runner_version": "1", "runner_path": "/r"},
+        {},
+        [],
+        cases,
+    )
+    pending = db.pending_cases(run_id)
+    assert [case for _, case in pending] == cases
+    assert [case.key() for _, case in pending] == [c.key() for c in cases]
+    stored = [c["cost"] for c in db.cases(run_id)]
+    assert stored == [{"iterations": 1000}, {"iterations": 100000}, {"N": 1024, "p": 1, "r": 8}]
+    # One case per identity: the same cost twice in one run is refused.
+    with pytest.raises(sqlite3.IntegrityError):
+        db.create_run(
+            "t",
+            {},
+            [],
+            {"cryptobench": "t", "runner": "r", "runner_version": "1", "runner_path": "/r"},
+            {},
+            [],
+            [cases[0], cases[0]],
+        )

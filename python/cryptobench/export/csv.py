@@ -2,6 +2,7 @@
 
 import csv as _csv
 import io
+import json
 
 from cryptobench.analysis import RESULT_FIELDS, RunResults
 
@@ -26,4 +27,6 @@ def _cell(v: object) -> object:
         return ""
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, dict):
+        return json.dumps(v, sort_keys=True, separators=(",", ":"))  # cost: {"iterations":10000}
     return v

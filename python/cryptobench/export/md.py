@@ -2,7 +2,7 @@
 
 from cryptobench.analysis import RunResults
 from cryptobench.tables import markdown_table
-from cryptobench.units import format_ns, format_rate, format_size
+from cryptobench.units import format_ns, format_ops, format_rate, format_size
 
 
 def render(results: RunResults, with_samples: bool = False) -> str:
@@ -27,7 +27,9 @@ def render(results: RunResults, with_samples: bool = False) -> str:
         "## Results",
         "",
         "Median time per operation with its bootstrap 95% confidence interval; cycles are "
-        "reference cycles (TSC).",
+        "reference cycles (TSC). Throughput and cycles per byte only for ciphers, AEADs, hashes "
+        "and MACs; operations per second for every case (signatures, key agreement, key "
+        "generation and KDFs are compared by it). KDFs show their cost parameters.",
         "",
     ]
     rows = []
@@ -37,12 +39,13 @@ def render(results: RunResults, with_samples: bool = False) -> str:
             [
                 c.provider,
                 c.variant,
-                c.algorithm,
+                c.algorithm_label,
                 c.operation,
                 format_size(c.size),
                 format_ns(s.median) if s else "-",
                 f"{format_ns(s.ci_low)} – {format_ns(s.ci_high)}" if s else "-",
                 format_rate(c.bytes_per_s),
+                format_ops(c.ops_per_s),
                 f"{c.cycles_per_byte:.2f}" if c.cycles_per_byte is not None else "-",
                 f"{c.heap['bytes_per_op']:.0f}" if "bytes_per_op" in c.heap else "-",
                 c.status
@@ -61,6 +64,7 @@ def render(results: RunResults, with_samples: bool = False) -> str:
                 "median",
                 "95% CI",
                 "throughput",
+                "ops/s",
                 "cycles/B",
                 "heap B/op",
                 "status",
