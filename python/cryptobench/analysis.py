@@ -25,7 +25,7 @@ RESULT_FIELDS = (
     "min_ns", "max_ns", "mad_ns", "ci_low_ns", "ci_high_ns", "unstable", "bytes_per_s",
     "ops_per_s", "ticks_per_op", "cycles_per_byte", "heap_bytes_per_op", "heap_allocs_per_op",
     "heap_frees_per_op", "heap_peak_live_bytes", "heap_prepare_allocs", "heap_prepare_bytes",
-    "max_rss_kb", "gate_kat", "gate_roundtrip", "gate_agreement", "kind", "cost",
+    "max_rss_kb", "gate_kat", "gate_roundtrip", "gate_agreement", "gate_lax", "kind", "cost",
     "security_bits",
 )  # fmt: skip
 
@@ -158,6 +158,7 @@ class CaseResult:
             "gate_kat": self.gate.get("kat", ""),
             "gate_roundtrip": self.gate.get("roundtrip", ""),
             "gate_agreement": self.gate.get("agreement", ""),
+            "gate_lax": self.gate.get("lax", ""),
             "kind": self.kind,
             "cost": dict(self.cost),
             "security_bits": self.security_bits,

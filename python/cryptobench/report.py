@@ -425,6 +425,7 @@ def _public_key(r: RunResults) -> str:
     if not cases:
         return "<p>No public-key or key-derivation cases in this run.</p>"
     parts = [
+        _lax(cases),
         _pk_table(r, [c for c in cases if c.kind != "kdf" and c.operation != "keygen"]),
         _signature_bars(r, cases),
         _key_agreement(r, [c for c in cases if c.kind == "key-agreement"]),
@@ -441,6 +442,26 @@ def _public_key(r: RunResults) -> str:
         "key (no key generation inside); a KDF derives one key from a 16-byte password at the "
         "cost parameters shown. Key generation is sampled one key per sample, so its "
         "distribution is the spread over many keys."
+    )
+
+
+def _lax(cases: list[CaseResult]) -> str:
+    """Cases that passed the gate while deviating from a standard's strict rules (docs/protocol.md:
+    e.g. a verifier accepting a non-canonical EdDSA signature): right output, worth knowing."""
+    rows = [(c.label, c.algorithm, c.operation, c.gate.get("lax", "")) for c in cases]
+    rows = [row for row in rows if row[3]]
+    if not rows:
+        return ""
+    return (
+        "<h3>Lax verifiers</h3>"
+        + _table(["provider", "algorithm", "operation", "what the gate saw"], rows)
+        + _how(
+            "These providers produced correct output and accept every valid signature, but also "
+            "accept a signature only a strict verifier rejects (RFC 8032 requires rejecting "
+            "S ≥ L and, for Ed448, a non-zero last byte). That makes their signatures malleable: "
+            "a second encoding of the same signature verifies. They are timed; mind this if your "
+            "protocol relies on signatures being unique."
+        )
     )
 
 
