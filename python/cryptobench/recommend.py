@@ -87,9 +87,13 @@ def recommend(
             at = _nearest(sorted({c.size for c in qualifying}), size)
             qualifying = [c for c in qualifying if c.size == at]
         best = max(qualifying, key=lambda c: _figure(name, c))
-        note = ""
+        notes = []
         if at is not None and at != size:
-            note = f"at {format_size(at)}, the measured size nearest to {format_size(size)}"
+            notes.append(f"at {format_size(at)}, the measured size nearest to {format_size(size)}")
+        if best.gate.get("lax"):
+            # Right output, but a verifier that accepts non-canonical signatures (malleable).
+            notes.append(f"lax verifier: {best.gate['lax']}")
+        note = "; ".join(notes)
         rec.choices.append(
             Choice(name, best, levels.get(best.algorithm), at, len(qualifying), note)
         )
