@@ -1,0 +1,100 @@
+// Internal to the storage formats: the line model INI and dotenv share.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "confcrypt/keyset.hpp"
+
+namespace confcrypt {
+namespace detail {
+
+inline constexpr char kHeaderTag[] = "#@CONFCRYPT";
+inline constexpr char kMetaTag[] = "#@META";
+inline constexpr char kBom[] = "\xEF\xBB\xBF";
+
+// One output line: its text (no line ending; a multi-line dotenv value keeps its inner line
+// breaks) and the line ending that followed it in the input ("" for a last line without one).
+struct Line {
+  std::string text;
+  std::string eol;
+};
+
+struct PhysLine {
+  std::string text;
+  std::string eol;
+  size_t number;  // 1-based
+};
+
+std::vector<PhysLine> split_lines(const std::string& bytes);
+// "\r\n" when the first line ending of the input is CRLF, else "\n".
+std::string default_eol(const std::string& bytes);
+bool lacks_final_newline(const std::string& bytes);
+// Joins lines; every line but the last gets a line ending, the last one only if the input had one.
+std::string join_lines(std::vector<Line> lines, bool no_final_newline, const std::string& eol);
+
+bool is_blank(char c);
+std::string trim(const std::string& s);
+size_t skip_blanks(const std::string& s, size_t i);
+bool starts_with(const std::string& s, const char* prefix);
+// `s` starts with `tag` followed by a blank or nothing.
+bool starts_with_tag(const std::string& s, const char* tag);
+
+// Metadata a line format stores as "#@META name = value" lines.
+std::map<std::string, std::string> persisted_meta(const std::map<std::string, std::string>& meta);
+// "#@META name = value" -> (name, value); throws FormatError.
+std::pair<std::string, std::string> parse_meta_line(const std::string& trimmed,
+                                                    const std::string& source, size_t line);
+// The meta lines for `meta` (persisted entries only); throws Error for unstorable entries.
+std::vector<std::string> render_meta(const std::map<std::string, std::string>& meta,
+                                     const std::string& path);
+void check_header_text(const std::optional<std::string>& text);
+
+// The part of INI and dotenv that is the same: a file is a list of entries (raw lines, the header
+// line, meta lines, key lines, sections); emit() keeps every entry's bytes unless its key changed.
+struct Entry {
+  enum Kind { kRaw, kHeader, kMeta, kKey, kSection } kind = kRaw;
+  std::string text;  // without the final line ending
+  std::string eol;
+  // kKey: the key's path and its text split around the value token.
+  std::string path;
+  std::string prefix, suffix;
+  size_t meta_begin = 0;  // kKey: its meta entries are [meta_begin, this index)
+  // kKey and kSection: the group (INI section name; "" for keys outside any section / dotenv).
+  std::string group;
+};
+
+class LineDocument : public Document {
+ public:
+  KeySet& keys() override { return keys_; }
+  const KeySet& keys() const override { return keys_; }
+  std::optional<std::string> header() const override { return header_; }
+  void set_header(std::optional<std::string> text) override;
+  std::string emit() const override;
+
+ protected:
+  // Text of a changed key's line (the entry holds the original prefix and suffix).
+  virtual std::string render_changed(const Entry& entry, const Key& key) const = 0;
+  // Group and line text of a key that was not in the input.
+  virtual std::pair<std::string, std::string> render_new(const Key& key) const = 0;
+  // Where the new keys of a group go when no key of the group exists: the index of the entry they
+  // are inserted BEFORE, or entries_.size() for the end. For a group with no section at all,
+  // return npos: the group is created at the end with section_line().
+  virtual size_t empty_group_anchor(const std::string& group) const = 0;
+  virtual std::string section_line(const std::string& group) const = 0;
+
+  KeySet keys_;
+  std::optional<std::string> header_;
+  std::optional<std::string> original_header_;
+  std::vector<Entry> entries_;
+  std::map<std::string, Key> original_;  // path -> key as parsed
+  bool no_final_newline_ = false;
+  bool bom_ = false;  // the input started with a UTF-8 byte-order mark (not part of any entry)
+  std::string eol_ = "\n";
+};
+
+}  // namespace detail
+}  // namespace confcrypt

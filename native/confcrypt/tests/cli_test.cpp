@@ -1,0 +1,367 @@
+// The `confcrypt` command as a user runs it: the built binary, real gpg in a throwaway
+// GNUPGHOME, exit codes and one-line messages for every failure, atomic writes.
+#include <set>
+
+#include "confcrypt/compat.hpp"
+#include "confcrypt/errors.hpp"
+#include "confcrypt/recipients.hpp"
+#include "cryptobench/provider.hpp"
+#include "test_env.hpp"
+
+#ifndef CONFCRYPT_EXE
+#error "CONFCRYPT_EXE (the path of the built confcrypt) must be defined by the build"
+#endif
+
+namespace confcrypt {
+namespace {
+
+const char kIni[] =
+    "; service configuration\n"
+    "[db]\n"
+    "host = db.example.org\n"
+    "#@META crypto/encrypt = 1\n"
+    "password = hunter2\n"
+    "\n"
+    "[api]\n"
+    "#@META crypto/encrypt = 1\n"
+    "token = tok-123\n";
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    home_ = new cctest::GpgHome();
+    alice_ = home_->generate("alice");
+    bob_ = home_->generate("bob");
+  }
+  static void TearDownTestSuite() { delete home_; }
+  void SetUp() override {
+    dir_ = cctest::make_temp_dir("cc-cli");
+    ini_ = dir_ + "/app.ini";
+    key_ = dir_ + "/app.key";
+    cctest::write(ini_, kIni);
+  }
+  void TearDown() override { cctest::remove_tree(dir_); }
+
+  // Runs confcrypt with `env` (NAME=value) and never a terminal prompt or a user config file.
+  Outcome cc(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+             const std::string& input = "") const {
+    std::vector<std::string> argv = {"env",
+                                     "-u",
+                                     "CONFCRYPT_PASSPHRASE",
+                                     "-u",
+                                     "CONFCRYPT_SIGNERS",
+                                     "CONFCRYPT_CONFIG=/nonexistent"};
+    argv.insert(argv.end(), env.begin(), env.end());
+    argv.push_back(CONFCRYPT_EXE);
+    argv.push_back("--no-prompt");
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessResult r = run_process(argv, input, false);
+    return {r.exit_code, r.out, r.err};
+  }
+  // Fails unless the run ended with `status` and exactly one line "confcrypt: ..." containing
+  // `words`.
+  void expect_failure(const Outcome& r, Status status, const std::string& words) const {
+    EXPECT_EQ(r.code, int(status)) << r.err;
+    EXPECT_EQ(r.err.rfind("confcrypt: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+  }
+  void init_with_key() const {
+    Outcome r = cc({"init", ini_, "--recipient", "keyfile:" + key_});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  Outcome get(const std::string& key) const { return cc({"get", ini_, key, "--key-file", key_}); }
+
+  static cctest::GpgHome* home_;
+  static std::string alice_, bob_;
+  std::string dir_, ini_, key_;
+};
+
+cctest::GpgHome* Cli::home_ = nullptr;
+std::string Cli::alice_, Cli::bob_;
+
+TEST_F(Cli, UsageErrors) {
+  Outcome none = cc({});
+  EXPECT_EQ(none.code, int(Status::kUsage));
+  EXPECT_NE(none.out.find("usage: confcrypt"), std::string::npos);
+  expect_failure(cc({"frobnicate", ini_}), Status::kUsage, "unknown command 'frobnicate'");
+  expect_failure(cc({"get", ini_, "x", "--bogus"}), Status::kUsage, "unknown option '--bogus'");
+  expect_failure(cc({"get", ini_}), Status::kUsage, "usage: confcrypt get FILE KEY");
+  expect_failure(cc({"init", ini_}), Status::kUsage, "at least one recipient");
+  expect_failure(cc({"set", ini_, "db/new", "x", "--encrypt"}), Status::kUsage,
+                 "not a confcrypt file");
+  EXPECT_EQ(cctest::read(ini_), kIni);
+}
+
+TEST_F(Cli, InitSetGetShowWithAKeyFile) {
+  init_with_key();
+  std::string file = cctest::read(ini_);
+  EXPECT_EQ(file.find("hunter2"), std::string::npos);
+  EXPECT_EQ(file.find("tok-123"), std::string::npos);
+  EXPECT_NE(file.find("; service configuration\n[db]\nhost = db.example.org\n"), std::string::npos);
+  Outcome g = get("db/password");
+  EXPECT_EQ(g.code, 0) << g.err;
+  EXPECT_EQ(g.out, "hunter2\n");
+
+  // A value from stdin stays off the command line.
+  ASSERT_EQ(
+      cc({"set", ini_, "db/password", "-", "--key-file", key_}, {}, "s3cr3t-from-stdin\n").code, 0);
+  ASSERT_EQ(cc({"set", ini_, "db/user", "app", "--key-file", key_}).code, 0);
+  ASSERT_EQ(cc({"set", ini_, "api/secret", "shh-value", "--encrypt", "--key-file", key_}).code, 0);
+  file = cctest::read(ini_);
+  EXPECT_EQ(file.find("s3cr3t-from-stdin"), std::string::npos);
+  EXPECT_EQ(file.find("shh-value"), std::string::npos);
+  EXPECT_NE(file.find("user = app\n"), std::string::npos);
+  EXPECT_EQ(get("db/password").out, "s3cr3t-from-stdin\n");
+  EXPECT_EQ(get("api/secret").out, "shh-value\n");
+
+  Outcome show = cc({"show", ini_, "--key-file", key_});
+  EXPECT_EQ(show.code, 0) << show.err;
+  EXPECT_NE(show.out.find("password = s3cr3t-from-stdin\n"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("#@META crypto/encrypt = 1\nsecret = shh-value\n"), std::string::npos)
+      << show.out;
+  EXPECT_EQ(show.out.find("#@CONFCRYPT"), std::string::npos);
+  Outcome verbose = cc({"show", ini_, "--key-file", key_, "--verbose"});
+  EXPECT_NE(verbose.err.find("aes-256-gcm by openssl"), std::string::npos) << verbose.err;
+
+  expect_failure(get("db/nothing"), Status::kNoSuchKey, "no key 'db/nothing'");
+  ASSERT_EQ(cc({"unset", ini_, "db/user", "--key-file", key_}).code, 0);
+  expect_failure(get("db/user"), Status::kNoSuchKey, "no key 'db/user'");
+}
+
+TEST_F(Cli, EveryProviderReadsWhatEveryOtherWrote) {
+  for (const auto& writer : cb::provider_names()) {
+    cctest::write(ini_, kIni);
+    ASSERT_EQ(cc({"init", ini_, "--recipient", "keyfile:" + key_, "--provider", writer}).code, 0);
+    for (const auto& reader : cb::provider_names()) {
+      Outcome r = cc({"get", ini_, "api/token", "--key-file", key_, "--provider", reader});
+      EXPECT_EQ(r.out, "tok-123\n") << writer << " -> " << reader << ": " << r.err;
+    }
+  }
+  expect_failure(cc({"get", ini_, "api/token", "--key-file", key_, "--provider", "nonesuch"}),
+                 Status::kUnknownProvider, "unknown provider 'nonesuch'");
+}
+
+TEST_F(Cli, PassphraseFromFileOrEnvironmentAndAFailedWriteChangesNothing) {
+  std::string pass_file = dir_ + "/pass";
+  cctest::write(pass_file, "correct horse\n");
+  ASSERT_EQ(cc({"init", ini_, "--recipient", "passphrase", "--passphrase-file", pass_file}).code,
+            0);
+  EXPECT_EQ(cc({"get", ini_, "db/password", "--passphrase-file", pass_file}).out, "hunter2\n");
+  EXPECT_EQ(cc({"get", ini_, "db/password"}, {"CONFCRYPT_PASSPHRASE=correct horse"}).out,
+            "hunter2\n");
+  std::string before = cctest::read(ini_);
+  expect_failure(cc({"set", ini_, "db/password", "x"}, {"CONFCRYPT_PASSPHRASE=wrong"}),
+                 Status::kWrongPassphrase, "wrong passphrase");
+  expect_failure(cc({"get", ini_, "db/password"}), Status::kNoKey, "CONFCRYPT_PASSPHRASE");
+  EXPECT_EQ(cctest::read(ini_), before);
+  EXPECT_EQ(cctest::list_dir(dir_), (std::vector<std::string>{"app.ini", "pass"}));
+}
+
+TEST_F(Cli, EveryTamperCaseHasItsOwnExitCodeAndMessage) {
+  init_with_key();
+  const std::string file = cctest::read(ini_);
+  const std::string pw = cctest::ini_value(file, "password");
+  const std::string tok = cctest::ini_value(file, "token");
+  struct Case {
+    std::string name, bytes;
+    Status status;
+    std::string words;
+  };
+  std::string flipped = pw;
+  flipped[flipped.size() - 3] = flipped[flipped.size() - 3] == 'A' ? 'B' : 'A';
+  std::string swapped = cctest::replace(file, "password = " + pw, "password = " + tok);
+  swapped = cctest::replace(swapped, "token = " + tok, "token = " + pw);
+  std::vector<Case> cases = {
+      {"tampered", cctest::replace(file, pw, flipped), Status::kTamperedValue,
+       "encrypted value of 'db/password' fails authentication"},
+      {"swapped", swapped, Status::kSwappedValue, "belongs to"},
+      {"removed", cctest::replace(file, "#@META crypto/encrypt = 1\npassword = " + pw + "\n", ""),
+       Status::kRemovedEntry, "protected entry 'db/password' was removed"},
+      {"unmarked",
+       cctest::replace(file, "#@META crypto/encrypt = 1\npassword = " + pw, "password = hunter2"),
+       Status::kUnmarkedEntry, "protected entry 'db/password' is stored in the clear"},
+      {"added", cctest::replace(file, "host = db.example.org\n", "host = db.example.org\nx = 1\n"),
+       Status::kAddedEntry, "added"},
+      {"modified", cctest::replace(file, "host = db.example.org", "host = evil.example.org"),
+       Status::kModified, "file MAC does not match"},
+      {"malformed", cctest::replace(file, "[db]", "[db"), Status::kMalformed, "app.ini:3:"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    cctest::write(ini_, c.bytes);
+    expect_failure(get("api/token"), c.status, c.words);
+    expect_failure(cc({"set", ini_, "db/host", "x", "--key-file", key_}), c.status, c.words);
+    EXPECT_EQ(cctest::read(ini_), c.bytes);  // a refused write leaves the file as it was
+  }
+  cctest::write(ini_, file);
+  create_key_file(dir_ + "/other.key");
+  expect_failure(cc({"get", ini_, "db/password", "--key-file", dir_ + "/other.key"}),
+                 Status::kNoKey, "no usable key");
+  // Every code distinct.
+  std::set<int> codes;
+  for (const auto& c : cases) codes.insert(int(c.status));
+  EXPECT_EQ(codes.size(), cases.size());
+}
+
+TEST_F(Cli, UntouchedLinesSurviveByteForByte) {
+  init_with_key();
+  std::string before = cctest::read(ini_);
+  ASSERT_EQ(cc({"set", ini_, "db/host", "db2.example.org", "--key-file", key_}).code, 0);
+  std::string after = cctest::read(ini_);
+  std::string header_before = before.substr(0, before.find('\n'));
+  std::string header_after = after.substr(0, after.find('\n'));
+  EXPECT_EQ(cctest::replace(cctest::replace(after, header_after, header_before),
+                            "host = db2.example.org", "host = db.example.org"),
+            before);
+}
+
+TEST_F(Cli, RotateAndRecipients) {
+  init_with_key();
+  std::string pass_file = dir_ + "/pass";
+  cctest::write(pass_file, "pw");
+  std::string before = cctest::read(ini_);
+  ASSERT_EQ(cc({"rotate", ini_, "--key-file", key_, "--aead", "chacha20-poly1305"}).code, 0);
+  std::string rotated = cctest::read(ini_);
+  EXPECT_NE(cctest::ini_value(rotated, "password"), cctest::ini_value(before, "password"));
+  EXPECT_NE(rotated.find("ENC:cc1:chacha20-poly1305:"), std::string::npos);
+  EXPECT_EQ(get("db/password").out, "hunter2\n");
+
+  Outcome add = cc({"recipients", "add", ini_, "passphrase", "--key-file", key_,
+                    "--passphrase-file", pass_file});
+  ASSERT_EQ(add.code, 0) << add.err;
+  ASSERT_EQ(cc({"recipients", "add", ini_, "gpg:" + alice_, "--key-file", key_}).code, 0);
+  Outcome list = cc({"recipients", "list", ini_});
+  EXPECT_EQ(list.code, 0) << list.err;
+  EXPECT_NE(list.out.find("keyfile:"), std::string::npos);
+  EXPECT_NE(list.out.find("passphrase\n"), std::string::npos);
+  EXPECT_NE(list.out.find("gpg:" + alice_ + "\n"), std::string::npos) << list.out;
+  expect_failure(cc({"recipients", "add", ini_, "passphrase", "--key-file", key_,
+                     "--passphrase-file", pass_file}),
+                 Status::kUsage, "already a recipient");
+
+  // Removing the key file rotates: the key file no longer opens the file, the others do.
+  Outcome rm = cc({"recipients", "remove", ini_, "keyfile:" + key_, "--key-file", key_,
+                   "--passphrase-file", pass_file});
+  ASSERT_EQ(rm.code, 0) << rm.err;
+  // (Without alice's keyring: gpg would open it for her.)
+  expect_failure(cc({"get", ini_, "db/password", "--key-file", key_}, {"GNUPGHOME=/nonexistent/x"}),
+                 Status::kNoKey, "no usable key");
+  EXPECT_EQ(cc({"recipients", "list", ini_}).out.find("keyfile:"), std::string::npos);
+  EXPECT_EQ(cc({"get", ini_, "db/password", "--passphrase-file", pass_file}).out, "hunter2\n");
+  EXPECT_EQ(cc({"get", ini_, "db/password"}).out, "hunter2\n");  // through gpg (alice)
+}
+
+TEST_F(Cli, ExecPutsTheValuesIntoTheChildsEnvironment) {
+  init_with_key();
+  Outcome r = cc({"exec", ini_, "--key-file", key_, "--", "sh", "-c",
+                  "echo \"$DB_PASSWORD $API_TOKEN $DB_HOST\"; exit 3"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(r.out, "hunter2 tok-123 db.example.org\n");
+  std::string env = dir_ + "/app.env";
+  cctest::write(env, "#@META crypto/encrypt = 1\nlower_case=secret-x\nPLAIN=1\n");
+  ASSERT_EQ(cc({"init", env, "--recipient", "keyfile:" + key_}).code, 0);
+  Outcome d = cc({"exec", env, "--key-file", key_, "--prefix", "APP_", "--", "sh", "-c",
+                  "echo \"$APP_lower_case $APP_PLAIN\""});
+  EXPECT_EQ(d.out, "secret-x 1\n") << d.err;
+  expect_failure(cc({"exec", ini_, "--key-file", key_, "--", "/nonexistent/cmd"}), Status::kExec,
+                 "cannot run '/nonexistent/cmd'");
+}
+
+TEST_F(Cli, WholeFileEncryptShowDecryptLeavesNoPlaintextBehind) {
+  EXPECT_EQ(cc({"encrypt", ini_, "--recipient", alice_, "--sign-with", alice_}).code, 0);
+  std::string enc = cctest::read(ini_);
+  EXPECT_EQ(enc.rfind("-----BEGIN PGP MESSAGE-----", 0), 0u);
+  EXPECT_EQ(enc.find("hunter2"), std::string::npos);
+  EXPECT_EQ(cctest::list_dir(dir_), (std::vector<std::string>{"app.ini"}));
+
+  Outcome show = cc({"show", ini_, "--signer", alice_});
+  EXPECT_EQ(show.code, 0) << show.err;
+  EXPECT_EQ(show.out, kIni);
+  expect_failure(cc({"show", ini_}), Status::kUsage, "trusted signers");
+  expect_failure(cc({"show", ini_, "--signer", bob_}), Status::kUnknownSigner,
+                 "not a configured signer");
+  EXPECT_EQ(cc({"get", ini_, "db/password"}, {"CONFCRYPT_SIGNERS=" + bob_ + "," + alice_}).out,
+            "hunter2\n");
+
+  // An edit of a whole-file encrypted file is encrypted and signed again, still in memory only.
+  Outcome set = cc({"set", ini_, "db/host", "db3", "--signer", alice_, "--recipient", alice_,
+                    "--sign-with", alice_});
+  EXPECT_EQ(set.code, 0) << set.err;
+  EXPECT_EQ(cctest::list_dir(dir_), (std::vector<std::string>{"app.ini"}));
+  EXPECT_EQ(cc({"get", ini_, "db/host", "--signer", alice_}).out, "db3\n");
+
+  EXPECT_EQ(cc({"decrypt", ini_, "--signer", alice_}).code, 0);
+  EXPECT_EQ(cctest::read(ini_), cctest::replace(kIni, "db.example.org", "db3"));
+
+  // Unsigned and badly signed files.
+  auto unsigned_msg =
+      home_->gpg({"--trust-model", "always", "--armor", "--encrypt", "-r", alice_}, kIni);
+  cctest::write(ini_, unsigned_msg.out);
+  expect_failure(cc({"show", ini_, "--signer", alice_}), Status::kUnsigned, "not signed");
+  auto signed_msg = home_->gpg({"--sign", "--compress-algo", "none", "-u", alice_}, kIni);
+  auto forged = home_->gpg({"--trust-model", "always", "--no-literal", "--encrypt", "-r", alice_},
+                           cctest::replace(signed_msg.out, "hunter2", "hunter3"));
+  cctest::write(ini_, forged.out);
+  expect_failure(cc({"show", ini_, "--signer", alice_}), Status::kBadSignature,
+                 "signature does not verify");
+  expect_failure(cc({"encrypt", ini_, "--recipient", alice_}), Status::kUsage, "already encrypted");
+}
+
+TEST_F(Cli, WholeFileAroundPerValueAndGpgRecipients) {
+  ASSERT_EQ(cc({"init", ini_, "--recipient", "gpg:" + alice_}).code, 0);
+  ASSERT_EQ(cc({"encrypt", ini_, "--recipient", alice_, "--sign-with", alice_}).code, 0);
+  EXPECT_EQ(cc({"get", ini_, "api/token", "--signer", alice_}).out, "tok-123\n");
+}
+
+TEST_F(Cli, MigrateFromTheThesisFormat) {
+  std::string master = "0123456789abcdefghijklmnopqrst";
+  cb::Provider* p = cb::get_provider("openssl");
+  std::string thesis = "[section1]\n#@META crypto/encrypt = 1\npassword = " +
+                       to_base64_token(encrypt_compat(*p, master, ValueType::String, "hunter2")) +
+                       "\n";
+  cctest::write(ini_, thesis);
+  std::string master_file = dir_ + "/master";
+  cctest::write(master_file, master);
+  // The thesis kept the master password GnuPG-encrypted: read through gpg as well.
+  std::string master_gpg = dir_ + "/master.gpg";
+  cctest::write(master_gpg,
+                home_->gpg({"--trust-model", "always", "--encrypt", "-r", alice_}, master).out);
+  EXPECT_EQ(cc({"get", ini_, "section1/password", "--master-password-file", master_file}).out,
+            "hunter2\n");
+  EXPECT_EQ(cc({"get", ini_, "section1/password", "--master-password-gpg", master_gpg}).out,
+            "hunter2\n");
+  cctest::write(dir_ + "/wrong", "not-the-master-password-at-all");
+  expect_failure(cc({"get", ini_, "section1/password", "--master-password-file", dir_ + "/wrong"}),
+                 Status::kCompat, "section1/password");
+  Outcome m =
+      cc({"migrate", ini_, "--master-password-gpg", master_gpg, "--recipient", "keyfile:" + key_});
+  ASSERT_EQ(m.code, 0) << m.err;
+  std::string migrated = cctest::read(ini_);
+  EXPECT_EQ(migrated.find("@BASE64"), std::string::npos);
+  EXPECT_NE(migrated.find("password = ENC:cc1:"), std::string::npos);
+  EXPECT_EQ(get("section1/password").out, "hunter2\n");
+}
+
+TEST_F(Cli, JsonAndDotenvFiles) {
+  std::string json = dir_ + "/app.json";
+  cctest::write(json, "{\n  \"db\": {\"password\": \"hunter2\", \"port\": 5432}\n}\n");
+  ASSERT_EQ(
+      cc({"init", json, "--recipient", "keyfile:" + key_, "--encrypt-regex", "password$"}).code, 0);
+  std::string text = cctest::read(json);
+  EXPECT_EQ(text.find("hunter2"), std::string::npos);
+  EXPECT_NE(text.find("\"port\": 5432"), std::string::npos);
+  EXPECT_EQ(cc({"get", json, "db/password", "--key-file", key_}).out, "hunter2\n");
+  std::string cfg = dir_ + "/settings.txt";
+  cctest::write(cfg, "TOKEN=abc\n");
+  expect_failure(cc({"get", cfg, "TOKEN"}), Status::kUsage, "--format");
+  EXPECT_EQ(cc({"get", cfg, "TOKEN", "--format", "dotenv"}).out, "abc\n");
+}
+
+}  // namespace
+}  // namespace confcrypt
