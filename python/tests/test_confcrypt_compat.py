@@ -22,7 +22,9 @@ ITERATIONS = 15000
 
 
 def derive(master: str, salt: bytes) -> tuple[bytes, bytes]:
-    # The thesis's library kept strings with their terminating NUL and fed it to PBKDF2.
+    # The thesis's library kept strings with their terminating NUL and fed it to PBKDF2. (For a
+    # password shorter than SHA-512's 128-byte block the NUL changes nothing: HMAC zero-pads its
+    # key. It matters only for passwords of 128 bytes and more.)
     material = hashlib.pbkdf2_hmac("sha512", master.encode() + b"\0", salt, ITERATIONS, 48)
     return material[:32], material[32:]
 
