@@ -1,4 +1,4 @@
-"""The `cryptobench` command: list, run, runs, show, report, export, compare, recommend.
+"""The `cryptobench` command: list, run, runs, show, report, export, compare, recommend, scenario.
 
 Each command is a small function from parsed arguments to an exit status. User mistakes raise
 UserError and end as one line, `cryptobench: error: ...`, with a non-zero exit.
@@ -216,6 +216,18 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--run", default="latest", metavar="RUN", help="run number (default: latest)")
     c.add_argument("--json", action="store_true", help="print the answer as JSON")
     c.set_defaults(func=cmd_recommend)
+
+    c = sub.add_parser("scenario", help="application scenarios: what crypto costs an application")
+    scenarios = c.add_subparsers(dest="scenario", required=True, metavar="SCENARIO")
+    s = scenarios.add_parser(
+        "config",
+        parents=[db],
+        help="the thesis's benchmark: writing and reading encrypted configuration files",
+    )
+    from cryptobench.scenarios import config as scenario_config
+
+    scenario_config.add_arguments(s)
+    s.set_defaults(func=scenario_config.command)
     return p
 
 
@@ -582,8 +594,16 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from cryptobench.scenarios import config as scenario_config
+
     db = store.Store.open(args.db, create=False)
     results = analysis.load(db, db.resolve_run(args.run))
+    scenario = scenario_config.load_run(db.conn, results.run.id)
+    if scenario is not None:
+        r = results.run
+        print(f"run {r.id} · {r.suite} · {r.status} · started {r.started_at}\n")
+        print(scenario_config.summary(scenario.analyse(), scenario.info))
+        return 0
     providers = _names(args.providers)
     algorithms = _names(args.algorithms)
     sizes = parse_sizes(args.sizes) if args.sizes else None
@@ -681,11 +701,14 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from cryptobench import report
+    from cryptobench.scenarios import config as scenario_config
 
     db = store.Store.open(args.db, create=False)
-    results = analysis.load(db, db.resolve_run(args.run))
+    run_id = db.resolve_run(args.run)
+    results = analysis.load(db, run_id)
+    scenario = scenario_config.load_run(db.conn, run_id)  # None for every other run
     size = parse_sizes(args.size)[0] if args.size else None
-    write_file(args.output, report.render(results, size=size))
+    write_file(args.output, report.render(results, size=size, scenario=scenario))
     print(f"report: {args.output.resolve()}")
     return 0
 

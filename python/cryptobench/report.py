@@ -45,9 +45,10 @@ code { font-size: 12px; }
 """
 
 
-def render(results: RunResults, size: int | None = None) -> str:
+def render(results: RunResults, size: int | None = None, scenario=None) -> str:
     """The whole report as an HTML string. `size` picks the message size of the heatmap, box
-    plots and bar charts (default: see chosen_size)."""
+    plots and bar charts (default: see chosen_size). `scenario`: a scenarios.config.ScenarioRun
+    stored with the run (its section)."""
     size = chosen_size(results, size)
     sections = [
         ("machine", "Machine and software", _machine(results)),
@@ -64,6 +65,21 @@ def render(results: RunResults, size: int | None = None) -> str:
         ("failures", "Failures", _failures(results)),
         ("all", "All results", _all_results(results)),
     ]
+    if scenario is not None:
+        from cryptobench.scenarios import config as scenario_config
+
+        section = (
+            scenario_config.SECTION_KEY,
+            scenario_config.SECTION_TITLE,
+            scenario_config.render_section(
+                scenario.analyse(), scenario.info, results.machine, scenario.spec, scenario.notes
+            ),
+        )
+        if results.cases:
+            sections.insert(2, section)  # after machine and libraries
+        else:
+            # A scenario run measures no primitives: the other sections would all be empty.
+            sections = [*sections[:2], section]
     run = results.run
     title = f"cryptobench run {run.id}: {run.suite}"
     toc = "".join(f'<li><a href="#{key}">{escape(name)}</a></li>' for key, name, _ in sections)

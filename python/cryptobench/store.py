@@ -165,6 +165,23 @@ MIGRATIONS: list[str] = [
     ALTER TABLE cases_v3 RENAME TO cases;
     CREATE INDEX cases_by_run ON cases(run_id, seq);
     """,
+    # 3 -> 4: the `config` scenario (python/cryptobench/scenarios/config.py). A scenario run is a
+    # row of runs (suite 'scenario:config', driver facts in settings["scenario"]) with no cases;
+    # its timings and heap figures are here.
+    """
+    CREATE TABLE scenario_samples (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        scheme TEXT NOT NULL, provider TEXT NOT NULL, n INTEGER NOT NULL, direction TEXT NOT NULL,
+        run_index INTEGER NOT NULL, ns INTEGER NOT NULL,
+        PRIMARY KEY (run_id, scheme, provider, n, direction, run_index)
+    ) WITHOUT ROWID;
+    CREATE TABLE scenario_heap (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        scheme TEXT NOT NULL, provider TEXT NOT NULL, n INTEGER NOT NULL, direction TEXT NOT NULL,
+        allocs INTEGER NOT NULL, bytes INTEGER NOT NULL, peak_live_bytes INTEGER NOT NULL,
+        PRIMARY KEY (run_id, scheme, provider, n, direction)
+    ) WITHOUT ROWID;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,1 @@
+"""Application scenarios (DESIGN.md): each a module of its own."""

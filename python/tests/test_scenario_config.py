@@ -1,0 +1,415 @@
+"""The `config` scenario: the confcrypt-bench driver for real (real gpg in a throwaway GNUPGHOME,
+small n, no timing assertions), its analysis on hand-made samples, storing and rendering."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cryptobench.errors import UserError
+from cryptobench.scenarios import config
+from cryptobench.scenarios.config import Series
+from cryptobench.store import Store
+
+N = [1, 3]
+RUNS = 2
+CANDIDATES = ("openssl", "gcrypt", "botan", "nettle", "wolfssl", "cryptopp", "mbedtls")
+
+# The store migration the `scenario config` command adds (see /work/notes/scenario-integration.md);
+# applied here only while the store does not have it yet.
+SCENARIO_TABLES = """
+CREATE TABLE scenario_samples (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    scheme TEXT NOT NULL, provider TEXT NOT NULL, n INTEGER NOT NULL, direction TEXT NOT NULL,
+    run_index INTEGER NOT NULL, ns INTEGER NOT NULL,
+    PRIMARY KEY (run_id, scheme, provider, n, direction, run_index)
+) WITHOUT ROWID;
+CREATE TABLE scenario_heap (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    scheme TEXT NOT NULL, provider TEXT NOT NULL, n INTEGER NOT NULL, direction TEXT NOT NULL,
+    allocs INTEGER NOT NULL, bytes INTEGER NOT NULL, peak_live_bytes INTEGER NOT NULL,
+    PRIMARY KEY (run_id, scheme, provider, n, direction)
+) WITHOUT ROWID;
+"""
+
+
+def run_raw(driver: str, spec: object) -> subprocess.CompletedProcess:
+    text = spec if isinstance(spec, str) else json.dumps(spec)
+    return subprocess.run([driver], input=text, capture_output=True, text=True, timeout=120)
+
+
+def lines(done: subprocess.CompletedProcess) -> list[dict]:
+    return [json.loads(x) for x in done.stdout.splitlines() if x.strip()]
+
+
+@pytest.fixture(scope="module")
+def driver() -> str:
+    try:
+        return config.find_driver()
+    except UserError as e:
+        pytest.skip(f"confcrypt-bench not built ({e})")
+
+
+@pytest.fixture(scope="module")
+def providers(driver, tmp_path_factory) -> list[str]:
+    """Two providers the driver has: an unknown name is refused before anything runs."""
+    found = []
+    for name in CANDIDATES:
+        spec = {
+            "schemes": ["plain"],
+            "providers": [name],
+            "n": [1],
+            "runs": 1,
+            "dir": str(tmp_path_factory.mktemp("probe")),
+        }
+        if run_raw(driver, spec).returncode == 0:
+            found.append(name)
+        if len(found) == 2:
+            return found
+    pytest.skip(f"confcrypt-bench has fewer than two providers ({found})")
+
+
+@pytest.fixture(scope="module")
+def scenario(driver, providers) -> config.ScenarioRun:
+    if not shutil.which("gpg"):
+        pytest.skip("gpg not installed")
+    seen: list[str] = []
+    run = config.run_scenario(
+        providers, N, RUNS, driver=driver, on_message=lambda r, m: seen.append(m["type"])
+    )
+    assert seen[0] == "info" and seen[-1] == "done"
+    return run
+
+
+def expected_lines(run: config.ScenarioRun) -> list[tuple[str, str]]:
+    skipped = {(s["scheme"], s["provider"]) for s in run.skipped}
+    out = [("plain", ""), ("wholefile", "")]
+    for scheme in config.PER_PROVIDER:
+        out += [(scheme, p) for p in run.spec["providers"] if (scheme, p) not in skipped]
+    return out
+
+
+# ---- the real driver -----------------------------------------------------------------------------
+
+
+def test_every_line_has_runs_samples(scenario):
+    counts: dict[tuple, list[int]] = {}
+    for s in scenario.samples:
+        assert s["ns"] > 0
+        counts.setdefault((s["scheme"], s["provider"], s["n"], s["direction"]), []).append(s["run"])
+    wanted = {
+        (sc, p, n, d) for sc, p in expected_lines(scenario) for n in N for d in ("write", "read")
+    }
+    assert set(counts) == wanted
+    assert all(sorted(runs) == list(range(RUNS)) for runs in counts.values())
+    assert len(scenario.samples) == scenario.expected_samples()
+    # Both schemes per provider are measured for the two providers chosen (they offer both).
+    assert ("compat", scenario.spec["providers"][0]) in expected_lines(scenario)
+    assert ("confcrypt", scenario.spec["providers"][1]) in expected_lines(scenario)
+
+
+def test_heap_lines(scenario):
+    heap = {(h["scheme"], h["provider"], h["n"], h["direction"]): h for h in scenario.heap}
+    wanted = {
+        (sc, p, n, d) for sc, p in expected_lines(scenario) for n in N for d in ("write", "read")
+    }
+    assert set(heap) == wanted
+    assert len(scenario.heap) == len(wanted)
+    for h in heap.values():
+        assert h["allocs"] > 0 and h["bytes"] > 0 and h["peak_live_bytes"] > 0
+
+
+def test_info_and_notes(scenario):
+    assert scenario.info["gpg"].startswith("gpg")
+    assert set(scenario.info["providers"]) == set(scenario.spec["providers"])
+    assert "master password" in scenario.info["master_password"]
+    for scheme, provider in expected_lines(scenario):
+        assert config.Series(scheme, provider, "").label in scenario.notes
+    # Whole-file reads verified the configured signer.
+    assert any("signature by" in x for x in scenario.notes["wholefile"])
+
+
+def test_analyse_gives_h_and_f_for_every_non_plain_series(scenario):
+    results = scenario.analyse()
+    got = {(o.series.label, o.series.direction): o for o in results.overheads}
+    for scheme, provider in expected_lines(scenario):
+        if scheme == "plain":
+            continue
+        for d in ("write", "read"):
+            o = got[(Series(scheme, provider, d).label, d)]
+            assert o.n_values == N
+            assert o.mean_f > 0
+    assert got[("wholefile", "read")].thesis == (0.005, 25.609)
+
+
+def test_html_section_and_summary_render(scenario):
+    results = scenario.analyse()
+    html = config.render_section(
+        results, scenario.info, {"cpu_model": "test cpu"}, scenario.spec, scenario.notes
+    )
+    assert html.count("<svg") == 2
+    assert "h (s), thesis" in html and "25.609" in html
+    assert "Heap at n = 3" in html and "Writing and reading 3 values" in html
+    assert "master password" in html and "test cpu" in html
+    page = config.render_page(scenario, results)
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    text = config.summary(results, scenario.info)
+    assert "confcrypt/" in text and "wholefile" in text and "f, thesis" in text
+    json.dumps(config.to_json(scenario, results))
+
+
+def test_store_round_trip(scenario, tmp_path):
+    db = Store.open(tmp_path / "results.db")
+    if "scenario_samples" not in db._tables():
+        db.conn.executescript(SCENARIO_TABLES)
+    run_id = db.create_run(
+        suite=config.STORE_SUITE,
+        settings={},
+        argv=["cryptobench", "scenario", "config"],
+        versions={
+            "cryptobench": "test",
+            "runner": "confcrypt-bench",
+            "runner_version": "test",
+            "runner_path": scenario.spec["driver"],
+        },
+        machine={},
+        libraries=[],
+        cases=[],
+    )
+    with db.transaction():
+        config.store_figures(db.conn, run_id, scenario)
+    loaded = config.load_run(db.conn, run_id)
+    assert loaded is not None
+    assert sorted(map(json.dumps, loaded.samples)) == sorted(
+        json.dumps({k: s[k] for k in ("scheme", "provider", "n", "direction", "run", "ns")})
+        for s in scenario.samples
+    )
+    assert loaded.analyse().medians == scenario.analyse().medians
+    assert loaded.info == scenario.info and loaded.notes == scenario.notes
+    assert loaded.analyse().heap == scenario.analyse().heap
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("not json", "not JSON"),
+        ([], "one JSON object"),
+        ({"schemes": ["rot13"], "providers": [], "n": [1], "runs": 1, "dir": "/"}, "rot13"),
+        ({"schemes": ["plain"], "providers": [], "n": [0], "runs": 1, "dir": "/"}, '"n"'),
+        ({"schemes": ["plain"], "providers": [], "n": [1], "runs": 0, "dir": "/"}, '"runs"'),
+        ({"schemes": ["plain"], "providers": [], "n": [1], "runs": 1}, '"dir"'),
+        (
+            {"schemes": ["plain"], "providers": ["no-such-lib"], "n": [1], "runs": 1, "dir": "/"},
+            "no-such-lib",
+        ),
+        (
+            {"schemes": ["plain"], "providers": [], "n": [1], "runs": 1, "dir": "/", "x": 1},
+            "unknown field",
+        ),
+        ({"schemes": ["compat"], "providers": [], "n": [1], "runs": 1, "dir": "/"}, "providers"),
+        (
+            {"schemes": ["wholefile"], "providers": [], "n": [1], "runs": 1, "dir": "/"},
+            '"recipient"',
+        ),
+        (
+            {
+                "schemes": ["wholefile"],
+                "providers": [],
+                "n": [1],
+                "runs": 1,
+                "dir": "/",
+                "recipient": "0x1234",
+                "signer": "0x1234",
+            },
+            "fingerprint",
+        ),
+        (
+            {"schemes": ["plain"], "providers": [], "n": [1], "runs": 1, "dir": "/nonexistent/x"},
+            "not a directory",
+        ),
+    ],
+)
+def test_bad_spec_is_an_error_with_exit_2(driver, spec, message):
+    done = run_raw(driver, spec)
+    assert done.returncode == 2
+    out = lines(done)
+    assert len(out) == 1 and out[0]["type"] == "error"
+    assert message in out[0]["message"]
+
+
+def test_run_driver_raises_the_drivers_error(driver, tmp_path):
+    spec = {"schemes": ["plain"], "providers": [], "n": [1], "runs": 0, "dir": str(tmp_path)}
+    with pytest.raises(UserError, match="runs"):
+        config.run_driver(driver, spec, lambda m: None)
+
+
+def test_plain_only_needs_no_gpg(driver, tmp_path):
+    spec = {"schemes": ["plain"], "providers": [], "n": [2, 5], "runs": 3, "dir": str(tmp_path)}
+    out = lines(run_raw(driver, spec))
+    assert out[-1] == {"type": "done"}
+    assert sum(1 for m in out if m["type"] == "sample") == 2 * 3 * 2
+    # The file is a real INI file of n values, left in the work directory.
+    text = (tmp_path / "plain-n5.ini").read_text()
+    assert text.count("=") == 5 and "[section00]" in text
+
+
+# ---- analysis on hand-made samples ---------------------------------------------------------------
+
+
+def sample(scheme, provider, n, direction, run, ms):
+    return {
+        "scheme": scheme,
+        "provider": provider,
+        "n": n,
+        "direction": direction,
+        "run": run,
+        "ns": int(ms * 1e6),
+    }
+
+
+def test_analyse_known_medians_give_known_h_and_f():
+    rows = []
+    # plain read: n=1 -> median 2 ms, n=2 -> median 4 ms (even count: mean of the middle two)
+    rows += [sample("plain", "", 1, "read", i, ms) for i, ms in enumerate([3, 1, 2])]
+    rows += [sample("plain", "", 2, "read", i, ms) for i, ms in enumerate([3, 5, 4.5, 3.5])]
+    # compat/openssl read: n=1 -> 20 ms, n=2 -> 40 ms; n=5 has no baseline and is left out
+    rows += [sample("compat", "openssl", 1, "read", i, ms) for i, ms in enumerate([10, 30, 20])]
+    rows += [sample("compat", "openssl", 2, "read", i, ms) for i, ms in enumerate([40])]
+    rows += [sample("compat", "openssl", 5, "read", 0, 99)]
+    # wholefile write against plain write: 3 ms vs 1 ms at n=1
+    rows += [sample("plain", "", 1, "write", 0, 1), sample("wholefile", "", 1, "write", 0, 3)]
+    results = config.analyse(rows)
+
+    assert results.medians[Series("plain", "", "read")] == {1: 0.002, 2: 0.004}
+    assert results.runs[Series("plain", "", "read")] == {1: 3, 2: 4}
+    assert results.ranges[Series("compat", "openssl", "read")][1] == (0.01, 0.03)
+    by = {(o.series.label, o.series.direction): o for o in results.overheads}
+    assert set(by) == {("compat/openssl", "read"), ("wholefile", "write")}
+    compat = by[("compat/openssl", "read")]
+    assert compat.n_values == [1, 2]
+    assert compat.mean_h_s == pytest.approx((0.018 + 0.036) / 2)
+    assert compat.mean_f == pytest.approx(10.0)
+    assert compat.thesis == (1.805, 2835.492)
+    whole = by[("wholefile", "write")]
+    assert whole.mean_h_s == pytest.approx(0.002)
+    assert whole.mean_f == pytest.approx(3.0)
+    assert whole.thesis == (0.007, 2.791)
+    # Writes come first in the table, then reads; the thesis's figures sit beside ours.
+    assert config.overhead_rows(results)[1] == [
+        "decryption",
+        "compat/openssl",
+        "0.0270",
+        "10.00",
+        "1.805",
+        "2835.492",
+        "2",
+    ]
+
+
+def test_analyse_without_baseline_has_no_overhead():
+    results = config.analyse([sample("confcrypt", "gcrypt", 10, "read", 0, 5)])
+    assert results.overheads == []
+    assert config.headline_n(results) == 10
+
+
+def test_time_rows_at_1000_compare_with_compat_and_the_thesis():
+    rows = []
+    for run, scale in enumerate([1.0, 1.1, 0.9]):
+        rows += [sample("plain", "", 1000, d, run, 2 * scale) for d in ("write", "read")]
+        rows += [sample("compat", "gcrypt", 1000, d, run, 8000 * scale) for d in ("write", "read")]
+        rows += [sample("confcrypt", "gcrypt", 1000, d, run, 20 * scale) for d in ("write", "read")]
+    results = config.analyse(rows, [{**rows[0], "allocs": 10, "bytes": 2048, "peak_live_bytes": 1}])
+    assert config.headline_n(results) == 1000
+    table = {r[0]: r for r in config.time_rows(results, 1000)}
+    assert table["compat/gcrypt"][3] == "8.00 s"
+    assert table["compat/gcrypt"][4] == "7.20 s – 8.80 s"
+    assert table["compat/gcrypt"][6] == "10.70 s"
+    assert table["confcrypt/gcrypt"][5] == "400× faster"
+    assert table["plain"][6] == "3.00 ms" and table["plain"][7] == "3"
+    assert config.heap_rows(results, 1000) == [["plain", "write", "10", "2.0 KiB", "1 B", "0.0"]]
+
+
+def test_default_providers_need_gcm_and_pbkdf2_sha512():
+    algorithms = {
+        "openssl": {"aes-256-gcm": ("encrypt", "decrypt"), "pbkdf2-sha512": ("derive",)},
+        "sodium": {"aes-256-gcm": ("encrypt", "decrypt")},
+        "nettle": {"pbkdf2-sha512": ("derive",), "aes-256-cbc": ("encrypt", "decrypt")},
+    }
+    assert config.default_providers(algorithms) == ["openssl"]
+
+
+def test_find_driver_refuses_a_bad_env_value(monkeypatch, tmp_path):
+    monkeypatch.setenv("CRYPTOBENCH_CONFCRYPT_BENCH", str(tmp_path / "missing"))
+    with pytest.raises(UserError, match="CRYPTOBENCH_CONFCRYPT_BENCH"):
+        config.find_driver()
+
+
+def test_load_run_of_a_run_without_the_scenario(tmp_path):
+    db = Store.open(tmp_path / "results.db")
+    assert config.load_run(db.conn, 1) is None
+
+
+# ---- the command, as cli.py runs it --------------------------------------------------------------
+
+
+def test_command_stores_prints_and_writes(driver, providers, native_runner, tmp_path, capsys):
+    import argparse
+
+    if not shutil.which("gpg"):
+        pytest.skip("gpg not installed")
+    db_path = tmp_path / "results.db"
+    db = Store.open(db_path)
+    if "scenario_samples" not in db._tables():
+        db.conn.executescript(SCENARIO_TABLES)
+    db.close()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--db", type=Path)
+    config.add_arguments(parser)
+    args = parser.parse_args(
+        [
+            "--n",
+            "1,2",
+            "--runs",
+            "1",
+            "-p",
+            ",".join(providers),
+            "--driver",
+            driver,
+            "--db",
+            str(db_path),
+            "--report",
+            str(tmp_path / "r.html"),
+            "--json-out",
+            str(tmp_path / "r.json"),
+            "--workdir",
+            str(tmp_path),
+        ]
+    )
+    assert config.command(args) == 0
+    out = capsys.readouterr().out
+    assert "Writing and reading a configuration of 2 values" in out
+    assert "stored as run 1" in out
+    db = Store.open(db_path)
+    assert db.run(1).status == "complete" and db.run(1).suite == config.STORE_SUITE
+    stored = config.load_run(db.conn, 1)
+    assert stored is not None and len(stored.samples) == stored.expected_samples()
+    assert stored.spec["providers"] == providers
+    assert "<svg" in (tmp_path / "r.html").read_text()
+    exported = json.loads((tmp_path / "r.json").read_text())
+    assert len(exported["samples"]) == len(stored.samples)
+    # The work directory was removed after the run.
+    assert not list(tmp_path.glob("cryptobench-config-*"))
+
+
+@pytest.mark.parametrize(
+    "argv", [["--n", "0"], ["--n", "1,1"], ["--n", "x"], ["--runs", "0"], ["--quick", "--n", "1"]]
+)
+def test_command_options_are_checked(argv):
+    import argparse
+
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    config.add_arguments(parser)
+    with pytest.raises((argparse.ArgumentError, SystemExit)):
+        parser.parse_args(argv)
