@@ -161,8 +161,11 @@ struct Config::Impl {
 
   void open_compat() {
     plain = doc->keys();
+    // JSON keeps no metadata, so no marker survives there: a thesis value is self-describing
+    // (@BASE64 of "#!crypto00..."), and in JSON the token itself marks the key.
+    const bool token_marks = format && format->name() == "json";
     for (Key& k : plain.keys()) {
-      if (!marked(k) || !is_base64_token(k.value)) continue;
+      if ((!marked(k) && !token_marks) || !is_base64_token(k.value)) continue;
       std::string binary;
       try {
         binary = from_base64_token(k.value);
@@ -176,6 +179,7 @@ struct Config::Impl {
             decrypt_compat(compat_provider(), master_password(), binary, opts.compat_iterations);
         k.type = type;
         k.value = std::move(value);
+        k.meta[kMetaEncrypt] = "1";
       } catch (const Failure&) {
         throw;
       } catch (const Error& e) {

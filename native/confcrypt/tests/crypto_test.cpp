@@ -615,5 +615,22 @@ TEST_F(PerValue, ThesisFilesAreReadWrittenAndMigrated) {
   EXPECT_EQ(Config::open(migrated, plain).keys().find("section1/password")->value, "hunter2");
 }
 
+TEST_F(PerValue, ThesisValuesInJsonAreReadBackWithoutAMarker) {
+  // JSON stores no "crypto/encrypt" metadata: the self-describing token must be enough.
+  Options o = options("openssl", "json");
+  o.compat = true;
+  o.master_password = "0123456789abcdefghijklmnopqrst";
+  Config c = Config::create(o, Scheme::kCompat);
+  c.set("db/password", "hunter2", ValueType::String, true);
+  c.set("db/user", "admin");
+  const std::string written = c.save();
+  EXPECT_EQ(written.find("hunter2"), std::string::npos);
+  Config reread = Config::open(written, o);
+  EXPECT_EQ(reread.keys().find("db/password")->value, "hunter2");
+  EXPECT_EQ(reread.keys().find("db/user")->value, "admin");
+  EXPECT_TRUE(reread.is_protected(*reread.keys().find("db/password")));
+  EXPECT_EQ(reread.save(), written);  // still encrypted, byte for byte
+}
+
 }  // namespace
 }  // namespace confcrypt
