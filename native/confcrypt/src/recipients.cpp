@@ -190,10 +190,15 @@ std::string Keyring::unlock(const Header& h) {
   std::string gpg_problem;
   if (has_gpg && secrets_.use_gpg) {
     try {
-      if (!secret_fprs_) secret_fprs_ = gpg_.secret_fingerprints();
+      // With one gpg recipient, decrypting is the test of whether its key is here; listing the
+      // secret keys first pays off only when it saves failed attempts on several recipients.
+      size_t gpg_recipients = 0;
+      for (const Recipient& r : h.recipients) gpg_recipients += r.kind == Recipient::Kind::kGpg;
+      if (gpg_recipients > 1 && !secret_fprs_) secret_fprs_ = gpg_.secret_fingerprints();
       for (const Recipient& r : h.recipients) {
         if (r.kind != Recipient::Kind::kGpg) continue;
-        if (std::find(secret_fprs_->begin(), secret_fprs_->end(), r.id) == secret_fprs_->end()) {
+        if (secret_fprs_ &&
+            std::find(secret_fprs_->begin(), secret_fprs_->end(), r.id) == secret_fprs_->end()) {
           continue;
         }
         Gpg::Decrypted d = gpg_.decrypt(r.wrapped);
