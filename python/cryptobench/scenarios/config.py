@@ -923,7 +923,7 @@ def _method_html(
             f"and read, then runs PBKDF2-HMAC-SHA512 with {iterations:,} iterations for every "
             "value; so its h includes one gpg process per operation. <i>confcrypt's scheme</i> "
             "wraps a fresh data key with gpg on every write (one gpg process) and unwraps it on "
-            "every read (gpg lists the secret keys, then decrypts: two processes), then uses "
+            "every read (one gpg process: decrypt), then uses "
             "AES-256-GCM per value and an HMAC over the file. <i>Whole file</i>: gpg encrypts "
             "and signs (ASCII armour) on write, decrypts and verifies the signer on read, through "
             "pipes; the thesis's filter used a plaintext temporary file and did not check the "
