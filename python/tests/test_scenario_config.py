@@ -17,23 +17,6 @@ N = [1, 3]
 RUNS = 2
 CANDIDATES = ("openssl", "gcrypt", "botan", "nettle", "wolfssl", "cryptopp", "mbedtls")
 
-# The store migration the `scenario config` command adds (see /work/notes/scenario-integration.md);
-# applied here only while the store does not have it yet.
-SCENARIO_TABLES = """
-CREATE TABLE scenario_samples (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    scheme TEXT NOT NULL, provider TEXT NOT NULL, n INTEGER NOT NULL, direction TEXT NOT NULL,
-    run_index INTEGER NOT NULL, ns INTEGER NOT NULL,
-    PRIMARY KEY (run_id, scheme, provider, n, direction, run_index)
-) WITHOUT ROWID;
-CREATE TABLE scenario_heap (
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    scheme TEXT NOT NULL, provider TEXT NOT NULL, n INTEGER NOT NULL, direction TEXT NOT NULL,
-    allocs INTEGER NOT NULL, bytes INTEGER NOT NULL, peak_live_bytes INTEGER NOT NULL,
-    PRIMARY KEY (run_id, scheme, provider, n, direction)
-) WITHOUT ROWID;
-"""
-
 
 def run_raw(driver: str, spec: object) -> subprocess.CompletedProcess:
     text = spec if isinstance(spec, str) else json.dumps(spec)
@@ -162,8 +145,6 @@ def test_html_section_and_summary_render(scenario):
 
 def test_store_round_trip(scenario, tmp_path):
     db = Store.open(tmp_path / "results.db")
-    if "scenario_samples" not in db._tables():
-        db.conn.executescript(SCENARIO_TABLES)
     run_id = db.create_run(
         suite=config.STORE_SUITE,
         settings={},
@@ -361,8 +342,6 @@ def test_command_stores_prints_and_writes(driver, providers, native_runner, tmp_
         pytest.skip("gpg not installed")
     db_path = tmp_path / "results.db"
     db = Store.open(db_path)
-    if "scenario_samples" not in db._tables():
-        db.conn.executescript(SCENARIO_TABLES)
     db.close()
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", type=Path)
