@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "confcrypt/io.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace confcrypt {
@@ -27,20 +28,6 @@ uint32_t get_le32(const std::string& s, size_t at) {
   uint32_t v = 0;
   for (int i = 3; i >= 0; --i) v = (v << 8) | uint8_t(s[at + i]);
   return v;
-}
-
-std::string random_bytes(size_t n) {
-  std::string out(n, '\0');
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = getrandom(&out[got], n - got, 0);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw Error(std::string("getrandom: ") + std::strerror(errno));
-    }
-    got += size_t(r);
-  }
-  return out;
 }
 
 cb::Bytes to_bytes(const std::string& s) { return cb::Bytes(s.begin(), s.end()); }

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "confcrypt/io.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace confcrypt {
@@ -111,20 +112,6 @@ uint64_t parse_decimal(const std::string& s, const char* what) {
 
 // ---- random, base64url
 // ---------------------------------------------------------------------------
-
-std::string random_bytes(size_t n) {
-  std::string out(n, '\0');
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = getrandom(&out[got], n - got, 0);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw Failure(Status::kInternal, std::string("getrandom: ") + strerror(errno));
-    }
-    got += size_t(r);
-  }
-  return out;
-}
 
 namespace {
 const char kUrlAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

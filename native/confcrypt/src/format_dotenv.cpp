@@ -250,19 +250,10 @@ void DotenvDocument::parse(const std::string& input, const std::string& source) 
   header_ = original_header_;
 }
 
-class DotenvFormat : public Format {
- public:
-  std::string name() const override { return "dotenv"; }
-  std::unique_ptr<Document> parse(const std::string& bytes,
-                                  const std::string& source = "") const override {
-    auto doc = std::make_unique<DotenvDocument>();
-    doc->parse(bytes, source);
-    return doc;
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<Format> make_dotenv_format() { return std::make_unique<DotenvFormat>(); }
+std::unique_ptr<Format> make_dotenv_format() {
+  return std::make_unique<detail::DocumentFormat<DotenvDocument>>("dotenv");
+}
 
 }  // namespace confcrypt

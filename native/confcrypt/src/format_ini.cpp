@@ -198,19 +198,10 @@ void IniDocument::parse(const std::string& input, const std::string& source) {
   header_ = original_header_;
 }
 
-class IniFormat : public Format {
- public:
-  std::string name() const override { return "ini"; }
-  std::unique_ptr<Document> parse(const std::string& bytes,
-                                  const std::string& source = "") const override {
-    auto doc = std::make_unique<IniDocument>();
-    doc->parse(bytes, source);
-    return doc;
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<Format> make_ini_format() { return std::make_unique<IniFormat>(); }
+std::unique_ptr<Format> make_ini_format() {
+  return std::make_unique<detail::DocumentFormat<IniDocument>>("ini");
+}
 
 }  // namespace confcrypt

@@ -687,19 +687,10 @@ std::string JsonDocument::emit() const {
   return src_.substr(0, root.begin) + render(root_, "", st) + src_.substr(root.end);
 }
 
-class JsonFormat : public Format {
- public:
-  std::string name() const override { return "json"; }
-  std::unique_ptr<Document> parse(const std::string& bytes,
-                                  const std::string& source = "") const override {
-    auto doc = std::make_unique<JsonDocument>();
-    doc->parse(bytes, source);
-    return doc;
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<Format> make_json_format() { return std::make_unique<JsonFormat>(); }
+std::unique_ptr<Format> make_json_format() {
+  return std::make_unique<detail::DocumentFormat<JsonDocument>>("json");
+}
 
 }  // namespace confcrypt

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "confcrypt/format.hpp"
 #include "confcrypt/keyset.hpp"
 
 namespace confcrypt {
@@ -94,6 +95,24 @@ class LineDocument : public Document {
   bool no_final_newline_ = false;
   bool bom_ = false;  // the input started with a UTF-8 byte-order mark (not part of any entry)
   std::string eol_ = "\n";
+};
+
+// A format is its name and its document type: Doc has a default constructor and
+// parse(bytes, source).
+template <typename Doc>
+class DocumentFormat : public Format {
+ public:
+  explicit DocumentFormat(const char* name) : name_(name) {}
+  std::string name() const override { return name_; }
+  std::unique_ptr<Document> parse(const std::string& bytes,
+                                  const std::string& source = "") const override {
+    auto doc = std::make_unique<Doc>();
+    doc->parse(bytes, source);
+    return doc;
+  }
+
+ private:
+  const char* name_;
 };
 
 }  // namespace detail

@@ -159,4 +159,18 @@ void write_file_atomic(const std::string& path, const std::string& bytes, mode_t
   }
 }
 
+std::string random_bytes(size_t n) {
+  std::string out(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = getrandom(&out[got], n - got, 0);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw Error(std::string("getrandom: ") + std::strerror(errno));
+    }
+    got += size_t(r);
+  }
+  return out;
+}
+
 }  // namespace confcrypt

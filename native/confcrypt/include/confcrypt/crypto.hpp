@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "confcrypt/errors.hpp"
+#include "confcrypt/io.hpp"
 #include "confcrypt/keyset.hpp"
 
 namespace cb {
@@ -35,7 +36,6 @@ inline constexpr char kDefaultAead[] = "aes-256-gcm";
 inline constexpr char kDefaultProvider[] = "openssl";
 
 // `n` bytes from the kernel's CSPRNG (getrandom); throws Failure on error.
-std::string random_bytes(size_t n);
 
 // Base64url without padding (RFC 4648 section 5): the alphabet of tokens and header fields.
 std::string b64url_encode(const std::string& bytes);

@@ -18,4 +18,7 @@ std::string read_file(const std::string& path);
 // temp file is removed on every failure.
 void write_file_atomic(const std::string& path, const std::string& bytes, mode_t mode = 0600);
 
+// n bytes from the kernel's CSPRNG (getrandom); throws Error if it fails.
+std::string random_bytes(size_t n);
+
 }  // namespace confcrypt
