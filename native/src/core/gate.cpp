@@ -4,6 +4,7 @@
 
 #include "cryptobench/hexutil.hpp"
 #include "cryptobench/vectors.hpp"
+#include "gate_util.hpp"
 
 namespace cb {
 
@@ -88,29 +89,8 @@ std::string run_kat(Provider& p, const std::string& provider, const AlgorithmInf
   if (vectors.empty())
     return "no known-answer vector for " + info.name + " in " + vectors_dir() + "/" + info.family +
            ".json";
-  size_t passed = 0, not_applicable = 0;
-  std::string na_reason;
-  for (const auto& v : vectors) {
-    std::string why;
-    try {
-      why = check_vector(p, info, op, v);
-    } catch (const Unsupported& e) {
-      ++not_applicable;
-      na_reason = e.what();
-      continue;
-    } catch (const std::exception& e) {
-      why = e.what();
-    }
-    if (!why.empty())
-      return "known-answer test " + (v.source.empty() ? info.name : v.source) + " failed for " +
-             provider + ": " + why;
-    ++passed;
-  }
-  if (passed == 0) return "no known-answer vector applies: " + na_reason;
-  report.kat = "passed " + std::to_string(passed) + " vector" + (passed == 1 ? "" : "s");
-  if (not_applicable)
-    report.kat += ", " + std::to_string(not_applicable) + " not applicable (" + na_reason + ")";
-  return "";
+  return run_vectors(vectors, provider, info, report,
+                     [&](const Vector& v) { return check_vector(p, info, op, v); });
 }
 
 std::string run_roundtrip(Provider& p, const AlgorithmInfo& info, const Bytes& input,

@@ -7,6 +7,7 @@
 #include "cryptobench/gate.hpp"
 #include "cryptobench/hexutil.hpp"
 #include "cryptobench/vectors.hpp"
+#include "gate_util.hpp"
 
 namespace cb {
 
@@ -233,33 +234,14 @@ std::string run_pk_kat(Provider& p, const std::string& provider, const Algorithm
     return "no known-answer vector for " + info.name + " in " + vectors_dir() + "/" + info.family +
            ".json";
   }
-  size_t passed = 0, not_applicable = 0;
-  std::string na_reason;
-  for (const auto& v : vectors) {
-    std::string why;
+  return run_vectors(vectors, provider, info, report, [&](const PkVector& v) {
     try {
-      why = check_pk_vector(p, info, op, v);
+      return check_pk_vector(p, info, op, v);
     } catch (const LaxAccept&) {
       add_lax(report, "accepts " + (v.source.empty() ? std::string("a vector") : v.source));
-      ++passed;
-      continue;
-    } catch (const Unsupported& e) {
-      ++not_applicable;
-      na_reason = e.what();
-      continue;
-    } catch (const std::exception& e) {
-      why = e.what();
+      return std::string();
     }
-    if (!why.empty())
-      return "known-answer test " + (v.source.empty() ? info.name : v.source) + " failed for " +
-             provider + ": " + why;
-    ++passed;
-  }
-  if (passed == 0) return "no known-answer vector applies: " + na_reason;
-  report.kat = "passed " + std::to_string(passed) + " vector" + (passed == 1 ? "" : "s");
-  if (not_applicable)
-    report.kat += ", " + std::to_string(not_applicable) + " not applicable (" + na_reason + ")";
-  return "";
+  });
 }
 
 // ---- round trips on the case's own key and input ----------------------------------------------
