@@ -187,24 +187,32 @@ GateReport run_gate(const std::string& provider, const AlgorithmInfo& info, OpKi
                     const Bytes& input, const Params& params, bool agreement) {
   if (is_public_key(info.kind) || info.kind == Kind::Kdf)
     return run_pk_gate(provider, info, op, input, params, agreement);
-  GateReport report;
   Provider* p = get_provider(provider);
-  if (!p) {
+  return run_steps(
+      provider, agreement, [&](GateReport& r) { return run_kat(*p, provider, info, op, r); },
+      [&](GateReport&) { return run_roundtrip(*p, info, input, params); },
+      [&](GateReport& r) { return run_agreement(*p, provider, info, op, r); });
+}
+
+GateReport run_steps(const std::string& provider, bool agreement, const GateStep& kat,
+                     const GateStep& roundtrip, const GateStep& agree) {
+  GateReport report;
+  if (!get_provider(provider)) {
     report.reason = "unknown provider " + provider;
     return report;
   }
   try {
-    if (std::string why = run_kat(*p, provider, info, op, report); !why.empty()) {
+    if (std::string why = kat(report); !why.empty()) {
       report.reason = why;
       return report;
     }
-    if (std::string why = run_roundtrip(*p, info, input, params); !why.empty()) {
+    if (std::string why = roundtrip(report); !why.empty()) {
       report.reason = "round trip failed: " + why;
       return report;
     }
     report.roundtrip = "passed";
     if (agreement) {
-      if (std::string why = run_agreement(*p, provider, info, op, report); !why.empty()) {
+      if (std::string why = agree(report); !why.empty()) {
         report.reason = "cross-provider agreement failed: " + why;
         return report;
       }

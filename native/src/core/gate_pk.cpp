@@ -472,49 +472,25 @@ KeyParts public_parts(const AlgorithmInfo& info, const KeyParts& key) {
 
 GateReport run_pk_gate(const std::string& provider, const AlgorithmInfo& info, OpKind op,
                        const Bytes& input, const Params& params, bool agreement) {
-  GateReport report;
   Provider* p = get_provider(provider);
-  if (!p) {
-    report.reason = "unknown provider " + provider;
-    return report;
-  }
-  try {
-    KeyParts key, peer_key;
-    if (!info.key_type.empty()) {
-      key = test_key(info.key_type);
-      if (info.kind == Kind::KeyAgreement) peer_key = test_key(info.key_type + "-peer");
-    }
-    if (std::string why = run_pk_kat(*p, provider, info, op, report); !why.empty()) {
-      report.reason = why;
-      return report;
-    }
-    // Key generation: one fresh key, checked here and then handed to every other provider.
-    const KeyParts generated = op == OpKind::Keygen ? p->generate_key(info.name) : KeyParts{};
-    if (std::string why =
-            run_pk_roundtrip(*p, info, op, input, params, key, peer_key, generated, report);
-        !why.empty()) {
-      report.reason = "round trip failed: " + why;
-      return report;
-    }
-    report.roundtrip = "passed";
-    if (agreement) {
-      if (std::string why =
-              run_pk_agreement(*p, provider, info, op, key, peer_key, generated, report);
-          !why.empty()) {
-        report.reason = "cross-provider agreement failed: " + why;
-        return report;
-      }
-    } else {
-      report.agreement = "skipped";
-    }
-  } catch (const Unsupported&) {
-    throw;
-  } catch (const std::exception& e) {
-    report.reason = e.what();
-    return report;
-  }
-  report.ok = true;
-  return report;
+  KeyParts key, peer_key, generated;
+  return run_steps(
+      provider, agreement,
+      [&](GateReport& r) {
+        if (!info.key_type.empty()) {
+          key = test_key(info.key_type);
+          if (info.kind == Kind::KeyAgreement) peer_key = test_key(info.key_type + "-peer");
+        }
+        return run_pk_kat(*p, provider, info, op, r);
+      },
+      [&](GateReport& r) {
+        // Key generation: one fresh key, checked here and then handed to every other provider.
+        if (op == OpKind::Keygen) generated = p->generate_key(info.name);
+        return run_pk_roundtrip(*p, info, op, input, params, key, peer_key, generated, r);
+      },
+      [&](GateReport& r) {
+        return run_pk_agreement(*p, provider, info, op, key, peer_key, generated, r);
+      });
 }
 
 }  // namespace cb

@@ -1,6 +1,7 @@
 // Internal to the gate (gate.cpp, gate_pk.cpp): running a list of known-answer vectors.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,13 @@ std::string run_vectors(const std::vector<V>& vectors, const std::string& provid
     report.kat += ", " + std::to_string(not_applicable) + " not applicable (" + na_reason + ")";
   return "";
 }
+
+using GateStep = std::function<std::string(GateReport&)>;
+
+// The gate's three steps in order, each returning "" or why it failed; the first failure is the
+// report's reason. A library error thrown by a step becomes the reason too; Unsupported
+// propagates (the case is unsupported, not failed). `agree` runs only when `agreement` is set.
+GateReport run_steps(const std::string& provider, bool agreement, const GateStep& kat,
+                     const GateStep& roundtrip, const GateStep& agree);
 
 }  // namespace cb
