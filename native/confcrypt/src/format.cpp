@@ -255,5 +255,37 @@ std::string LineDocument::emit() const {
          join_lines(std::move(out), no_final_newline_, eol_);
 }
 
+MarkerLines::Kind MarkerLines::take(const std::string& trimmed, bool is_key, size_t line,
+                                    size_t entry_index, const std::string& source) {
+  const bool is_meta = starts_with_tag(trimmed, kMetaTag);
+  if (!pending_.empty() && !is_meta && !is_key)
+    throw FormatError(source, pending_line_, "#@META line is not directly followed by a key");
+  if (trimmed.empty()) return kOther;
+  if (starts_with_tag(trimmed, kHeaderTag)) {
+    if (header_) throw FormatError(source, line, "second #@CONFCRYPT line");
+    header_ = trim(trimmed.substr(sizeof(kHeaderTag) - 1));
+    return kHeader;
+  }
+  if (!is_meta) return kOther;
+  auto [name, value] = parse_meta_line(trimmed, source, line);
+  if (pending_.empty()) pending_begin_ = entry_index;
+  pending_line_ = line;
+  if (!pending_.emplace(name, value).second)
+    throw FormatError(source, line, "metadata '" + name + "' given twice");
+  return kMeta;
+}
+
+std::map<std::string, std::string> MarkerLines::take_meta() {
+  std::map<std::string, std::string> out = std::move(pending_);
+  pending_.clear();
+  return out;
+}
+
+void MarkerLines::finish(const std::string& source) const {
+  if (!pending_.empty())
+    throw FormatError(source, pending_line_, "#@META line is not directly followed by a key");
+}
+
 }  // namespace detail
+
 }  // namespace confcrypt

@@ -105,8 +105,7 @@ void DotenvDocument::parse(const std::string& input, const std::string& source) 
   std::vector<detail::PhysLine> lines = detail::split_lines(bytes);
   bool first_key = true;
   std::map<std::string, size_t> key_line;
-  std::map<std::string, std::string> pending_meta;
-  size_t pending_begin = 0, pending_line = 0;
+  detail::MarkerLines markers;
 
   for (size_t li = 0; li < lines.size(); ++li) {
     const detail::PhysLine& pl = lines[li];
@@ -114,25 +113,15 @@ void DotenvDocument::parse(const std::string& input, const std::string& source) 
     e.text = pl.text;
     e.eol = pl.eol;
     std::string tt = detail::trim(pl.text);
-    bool is_meta = detail::starts_with_tag(tt, detail::kMetaTag);
     bool is_key = !tt.empty() && tt[0] != '#';
-    if (!pending_meta.empty() && !is_meta && !is_key) {
-      throw FormatError(source, pending_line, "#@META line is not directly followed by a key");
-    }
-    if (tt.empty()) {
-      e.kind = Entry::kRaw;
-    } else if (detail::starts_with_tag(tt, detail::kHeaderTag)) {
-      if (original_header_) throw FormatError(source, pl.number, "second #@CONFCRYPT line");
+    const detail::MarkerLines::Kind marker =
+        markers.take(tt, is_key, pl.number, entries_.size(), source);
+    if (marker == detail::MarkerLines::kHeader) {
       e.kind = Entry::kHeader;
-      original_header_ = detail::trim(tt.substr(sizeof(detail::kHeaderTag) - 1));
-    } else if (is_meta) {
-      auto [name, value] = detail::parse_meta_line(tt, source, pl.number);
-      if (pending_meta.empty()) pending_begin = entries_.size();
-      pending_line = pl.number;
-      if (!pending_meta.emplace(name, value).second) {
-        throw FormatError(source, pl.number, "metadata '" + name + "' given twice");
-      }
+    } else if (marker == detail::MarkerLines::kMeta) {
       e.kind = Entry::kMeta;
+    } else if (tt.empty()) {
+      e.kind = Entry::kRaw;
     } else if (tt[0] == '#') {
       e.kind = Entry::kRaw;
     } else {
@@ -231,22 +220,21 @@ void DotenvDocument::parse(const std::string& input, const std::string& source) 
       Key k;
       k.path = name;
       k.value = std::move(value);
-      k.meta = std::move(pending_meta);
-      pending_meta.clear();
+      const size_t meta_begin = markers.meta_begin(entries_.size());
+      k.meta = markers.take_meta();
       e.kind = Entry::kKey;
       e.text = t;
       e.path = name;
       e.prefix = t.substr(0, vb);
       e.suffix = t.substr(ve);
-      e.meta_begin = k.meta.empty() ? entries_.size() : pending_begin;
+      e.meta_begin = meta_begin;
       original_.emplace(k.path, k);
       keys_.keys().push_back(std::move(k));
     }
     entries_.push_back(std::move(e));
   }
-  if (!pending_meta.empty()) {
-    throw FormatError(source, pending_line, "#@META line is not directly followed by a key");
-  }
+  markers.finish(source);
+  original_header_ = markers.header();
   header_ = original_header_;
 }
 

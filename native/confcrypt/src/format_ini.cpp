@@ -110,8 +110,7 @@ void IniDocument::parse(const std::string& input, const std::string& source) {
   bool in_section = false;
   std::string section;
   std::map<std::string, size_t> key_line;  // path -> line number, for duplicate messages
-  std::map<std::string, std::string> pending_meta;
-  size_t pending_begin = 0, pending_line = 0;
+  detail::MarkerLines markers;
 
   for (const detail::PhysLine& pl : detail::split_lines(bytes)) {
     Entry e;
@@ -119,25 +118,15 @@ void IniDocument::parse(const std::string& input, const std::string& source) {
     e.eol = pl.eol;
     const std::string& t = pl.text;
     std::string tt = detail::trim(t);
-    bool is_meta = detail::starts_with_tag(tt, detail::kMetaTag);
     bool is_key = !tt.empty() && !is_comment(tt) && tt[0] != '[';
-    if (!pending_meta.empty() && !is_meta && !is_key) {
-      throw FormatError(source, pending_line, "#@META line is not directly followed by a key");
-    }
-    if (tt.empty()) {
-      e.kind = Entry::kRaw;
-    } else if (detail::starts_with_tag(tt, detail::kHeaderTag)) {
-      if (original_header_) throw FormatError(source, pl.number, "second #@CONFCRYPT line");
+    const detail::MarkerLines::Kind marker =
+        markers.take(tt, is_key, pl.number, entries_.size(), source);
+    if (marker == detail::MarkerLines::kHeader) {
       e.kind = Entry::kHeader;
-      original_header_ = detail::trim(tt.substr(sizeof(detail::kHeaderTag) - 1));
-    } else if (is_meta) {
-      auto [name, value] = detail::parse_meta_line(tt, source, pl.number);
-      if (pending_meta.empty()) pending_begin = entries_.size();
-      pending_line = pl.number;
-      if (!pending_meta.emplace(name, value).second) {
-        throw FormatError(source, pl.number, "metadata '" + name + "' given twice");
-      }
+    } else if (marker == detail::MarkerLines::kMeta) {
       e.kind = Entry::kMeta;
+    } else if (tt.empty()) {
+      e.kind = Entry::kRaw;
     } else if (is_comment(tt)) {
       e.kind = Entry::kRaw;
     } else if (tt[0] == '[') {
@@ -160,8 +149,8 @@ void IniDocument::parse(const std::string& input, const std::string& source) {
       Key k;
       k.path = in_section ? join_path({section, name}) : join_path({name});
       k.value = t.substr(vb, ve - vb);
-      k.meta = std::move(pending_meta);
-      pending_meta.clear();
+      const size_t meta_begin = markers.meta_begin(entries_.size());
+      k.meta = markers.take_meta();
       auto [it, fresh] = key_line.emplace(k.path, pl.number);
       if (!fresh) {
         throw FormatError(
@@ -172,7 +161,7 @@ void IniDocument::parse(const std::string& input, const std::string& source) {
       e.path = k.path;
       e.prefix = t.substr(0, vb);
       e.suffix = t.substr(ve);
-      e.meta_begin = k.meta.empty() ? entries_.size() : pending_begin;
+      e.meta_begin = meta_begin;
       e.group = in_section ? section : "";
       if (vb < ve) {
         size_t name_end = t.find_last_not_of(" \t", eq - 1) + 1;
@@ -184,9 +173,8 @@ void IniDocument::parse(const std::string& input, const std::string& source) {
     }
     entries_.push_back(std::move(e));
   }
-  if (!pending_meta.empty()) {
-    throw FormatError(source, pending_line, "#@META line is not directly followed by a key");
-  }
+  markers.finish(source);
+  original_header_ = markers.header();
   // New keys are written the way most of the file's keys are (the first such way on a tie).
   size_t best = 0;
   for (const std::string& sep : sep_order) {

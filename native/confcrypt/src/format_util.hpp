@@ -97,6 +97,32 @@ class LineDocument : public Document {
   std::string eol_ = "\n";
 };
 
+// The marker lines INI and dotenv share: one "#@CONFCRYPT <text>" header line, and "#@META name =
+// value" lines that belong to the key directly below them.
+class MarkerLines {
+ public:
+  enum Kind { kHeader, kMeta, kOther };
+  // Classifies one trimmed line (`is_key`: the format reads it as a key line) and keeps what a
+  // marker line says. Throws FormatError for #@META lines not followed by a key, a second header
+  // line, or a metadata name given twice.
+  Kind take(const std::string& trimmed, bool is_key, size_t line, size_t entry_index,
+            const std::string& source);
+  // For a key line: the metadata above it (moved out), and the index of the entry where its
+  // #@META lines begin (`entry_index`, the key's own, when it has none).
+  std::map<std::string, std::string> take_meta();
+  size_t meta_begin(size_t entry_index) const {
+    return pending_.empty() ? entry_index : pending_begin_;
+  }
+  // At the end of the file: throws when #@META lines are left without a key.
+  void finish(const std::string& source) const;
+  const std::optional<std::string>& header() const { return header_; }
+
+ private:
+  std::map<std::string, std::string> pending_;
+  size_t pending_begin_ = 0, pending_line_ = 0;
+  std::optional<std::string> header_;
+};
+
 // A format is its name and its document type: Doc has a default constructor and
 // parse(bytes, source).
 template <typename Doc>
