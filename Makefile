@@ -17,12 +17,21 @@ APT_PACKAGES := build-essential cmake pkg-config ninja-build python3 python3-ven
 
 .PHONY: help setup apt native venv test test-native test-python lint format demo clean
 
+# Each further part of the project (a runner under runners/, a scenario's system packages) brings
+# its own mk/<part>.mk, which appends to these instead of editing this file:
+#   APT_PACKAGES += …        Debian packages it needs
+#   SETUP_TARGETS += …       targets `make setup` runs after the native build and .venv
+#   TEST_TARGETS += …        targets `make test` runs after the native and Python tests
+SETUP_TARGETS :=
+TEST_TARGETS :=
+include $(sort $(wildcard mk/*.mk))
+
 help:
 	@echo "make setup   install Debian packages, build the native runner, create .venv"
 	@echo "make demo    setup, then run the default suite (SUITE=quick for seconds) and write report.html"
 	@echo "make test    setup, then native tests, Python tests and lint checks"
 
-setup: apt native venv
+setup: apt native venv $(SETUP_TARGETS)
 
 # Skips apt when every package is already installed (no root needed then).
 apt:
@@ -44,7 +53,7 @@ venv: native
 	$(PY) -m pip install -q -e '.[dev]'
 	cmake --install $(BUILD) --prefix $(VENV) >/dev/null
 
-test: setup test-native test-python lint
+test: setup test-native test-python $(TEST_TARGETS) lint
 
 test-native:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
