@@ -22,16 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cryptobench.figures import Figure
+from cryptobench.report.html import Section
 from cryptobench.store import RunInfo, Store
-
-
-@dataclass(frozen=True)
-class Section:
-    """One section of an HTML report: an anchor, a title for the table of contents, its HTML."""
-
-    key: str
-    title: str
-    html: str
 
 
 @dataclass(frozen=True)

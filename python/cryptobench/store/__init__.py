@@ -3,6 +3,14 @@ cryptobench speaks SQL. Today's backend is one SQLite file (sqlite.py); the sche
 migrations are in schema.py."""
 
 from cryptobench.store.schema import MIGRATIONS, SCHEMA_VERSION
-from cryptobench.store.sqlite import RunInfo, Store, default_path, now
+from cryptobench.store.sqlite import DatabaseError, RunInfo, Store, default_path, now
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "RunInfo", "Store", "default_path", "now"]
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "DatabaseError",
+    "RunInfo",
+    "Store",
+    "default_path",
+    "now",
+]

@@ -24,6 +24,9 @@ from cryptobench.figures import Figure
 from cryptobench.plan import CaseSpec
 from cryptobench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
+# What a damaged or locked database raises mid-command; the command line turns it into one line.
+DatabaseError = sqlite3.DatabaseError
+
 _HEAP_COLUMNS = ("scheme", "provider", "n", "direction", "allocs", "bytes", "peak_live_bytes")
 
 
