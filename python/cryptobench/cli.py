@@ -28,7 +28,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cryptobench: error: {e}", file=sys.stderr)
         return EXIT_USER_ERROR
     except store.DatabaseError as e:
-        print(f"cryptobench: error: database: {e}", file=sys.stderr)
+        path = getattr(args, "db", None) or store.default_path()
+        if "locked" in str(e):
+            print(f"cryptobench: error: {store.locked_message(path)}", file=sys.stderr)
+        else:
+            print(f"cryptobench: error: database {path}: {e}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("cryptobench: interrupted", file=sys.stderr)

@@ -96,14 +96,13 @@ def create_core_run(
     )
 
 
-def check_resumable(db: store.Store, run_id: int, caps: Capabilities) -> store.RunInfo:
+def claim_for_resume(db: store.Store, run_id: int, caps: Capabilities) -> store.RunInfo:
+    """Checks that a stopped run can be finished here and takes it (see Store.claim_run)."""
     info = db.run(run_id)
     if info.status == "complete":
         raise UserError(f"run {run_id} is already complete")
     if info.suite.startswith("scenario:"):
         raise UserError(f"run {run_id} is a scenario run ({info.suite}); run the scenario again")
-    if info.status == "running" and measuring_process_alive(info.pid):
-        raise UserError(f"run {run_id} is being measured right now (process {info.pid})")
     stored = db.machine(run_id)
     for key in ("hostname", "cpu_model"):
         if stored.get(key) != caps.machine.get(key):
@@ -111,7 +110,7 @@ def check_resumable(db: store.Store, run_id: int, caps: Capabilities) -> store.R
                 f"run {run_id} was measured on another machine ({key} {stored.get(key)!r}, "
                 f"here {caps.machine.get(key)!r}); start a new run instead"
             )
-    return info
+    return db.claim_run(run_id, lambda i: i.status == "running" and measuring_process_alive(i.pid))
 
 
 def measure(
@@ -187,3 +186,60 @@ def scenario_run(
         status = "complete"
     finally:
         db.set_status(run_id, status)
+
+
+# ---- CPU pinning -----------------------------------------------------------------------------
+
+
+def _pinned_runner_cpus() -> set[int]:
+    """CPUs that runner processes of other cryptobench runs are pinned to right now."""
+    busy: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            cpus = os.sched_getaffinity(int(entry.name))
+        except (OSError, ValueError):
+            continue
+        runner_process = any(
+            Path(a.decode(errors="replace")).name.startswith(("cryptobench-native",
+                                                             "cryptobench-runner-"))
+            for a in argv[:2]
+        )  # fmt: skip
+        if runner_process and b"serve" in argv and len(cpus) == 1:
+            busy |= cpus
+    return busy
+
+
+def runner_pinning(cpu: int | None, no_pin: bool) -> tuple[list[str], str]:
+    """The runner's pinning arguments and a warning for the user ('' when none). A CPU that
+    does not exist or is not ours is refused; with no --cpu, a CPU no other run's runners are
+    pinned to is chosen, so two runs at once do not share one CPU without saying so."""
+    if no_pin:
+        return ["--no-pin"], ""
+    allowed = sorted(os.sched_getaffinity(0))
+    if cpu is not None and cpu not in allowed:
+        raise UserError(f"--cpu {cpu}: not a CPU this process may run on ({allowed})")
+    busy = _pinned_runner_cpus()
+    if cpu is not None:
+        warning = (
+            f"warning: another cryptobench run's runners are pinned to CPU {cpu} too; "
+            "their figures and ours will disturb each other"
+            if cpu in busy
+            else ""
+        )
+        return ["--cpu", str(cpu)], warning
+    free = [c for c in allowed if c not in busy]
+    if not free:
+        return [], (
+            f"warning: other cryptobench runs' runners are pinned to every CPU ({allowed}); "
+            "their figures and ours will disturb each other"
+        )
+    chosen = free[-1]
+    note = (
+        f"CPU {allowed[-1]} is taken by another run's runners: pinning to CPU {chosen}"
+        if chosen != allowed[-1]
+        else ""
+    )
+    return ["--cpu", str(chosen)], note

@@ -73,6 +73,7 @@ def register(sub, db: argparse.ArgumentParser) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     if args.resume is not None:
         return _resume(args)
+    _check_note(args.note)
     suite = plan.load_suite(args.suite or "default")
     overrides = plan.Overrides(
         providers=names(args.providers),
@@ -95,11 +96,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(terminal.plan_text(the_plan))
         return 0
+    runner_args = _pinning(args)
     db = store.Store.open(args.db)
     run_id = lifecycle.create_core_run(db, the_plan, exe, caps, args.argv, args.note)
     note = f", {skipped} unsupported combinations skipped" if skipped else ""
     say(f"run {run_id}: {len(the_plan.cases)} cases from suite {the_plan.suite}{note}")
-    return _measure(db, run_id, exe, the_plan.timeout_s, args)
+    return _measure(db, run_id, exe, the_plan.timeout_s, args, runner_args)
+
+
+def _check_note(note: str) -> None:
+    try:
+        note.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UserError("--note: not valid UTF-8 text") from None
 
 
 def _resume(args: argparse.Namespace) -> int:
@@ -110,20 +119,36 @@ def _resume(args: argparse.Namespace) -> int:
             "--resume continues the run's own plan: drop --suite, -p, -a, --operations, -s, "
             "--samples, --note and --dry-run"
         )
+    runner_args = _pinning(args)
     db = store.Store.open(args.db, create=False)
     run_id = db.resolve_run(args.resume)
     exe = runner.find_runner()
     caps = runner.list_capabilities(exe)
-    info = lifecycle.check_resumable(db, run_id, caps)
+    info = lifecycle.claim_for_resume(db, run_id, caps)
     timeout = args.timeout or info.settings.get("timeout_s", plan.DEFAULT_TIMEOUT_S)
+    try:
+        timeout = plan.check_timeout(timeout, "the stored timeout")
+    except UserError:  # stored by an older cryptobench that did not check it
+        timeout = plan.DEFAULT_TIMEOUT_S
     say(f"run {run_id}: resuming, {len(db.pending_cases(run_id))} cases to measure")
-    return _measure(db, run_id, exe, timeout, args)
+    return _measure(db, run_id, exe, timeout, args, runner_args)
 
 
-def _measure(db: store.Store, run_id: int, exe, timeout: float, args: argparse.Namespace) -> int:
-    runner_args = (
-        ["--no-pin"] if args.no_pin else (["--cpu", str(args.cpu)] if args.cpu is not None else [])
-    )
+def _pinning(args: argparse.Namespace) -> list[str]:
+    runner_args, warning = lifecycle.runner_pinning(args.cpu, args.no_pin)
+    if warning:
+        say(warning)
+    return runner_args
+
+
+def _measure(
+    db: store.Store,
+    run_id: int,
+    exe,
+    timeout: float,
+    args: argparse.Namespace,
+    runner_args: list[str],
+) -> int:
     bar = ProgressBar()
     try:
         status = lifecycle.measure(db, run_id, exe, timeout, runner_args, bar.update)

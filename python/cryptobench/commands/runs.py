@@ -4,6 +4,7 @@ import argparse
 
 from cryptobench import analysis, lifecycle, scenarios, store, terminal
 from cryptobench.commands.common import names
+from cryptobench.errors import UserError
 from cryptobench.tables import text_table
 from cryptobench.units import parse_sizes
 
@@ -60,6 +61,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     providers = names(args.providers)
     algorithms = names(args.algorithms)
     sizes = parse_sizes(args.sizes) if args.sizes else None
+    _check_known("provider", providers, {n for c in results.cases for n in (c.provider, c.label)},
+                 results.run.id)  # fmt: skip
+    _check_known("algorithm", algorithms, {c.algorithm for c in results.cases}, results.run.id)
+    _check_known("size", sizes, {c.size for c in results.cases}, results.run.id)
     cases = [
         c
         for c in results.cases
@@ -88,3 +93,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         for c in failed:
             print(f"  {c.label} {c.algorithm} {c.operation} {c.size}: {c.reason}")
     return 0
+
+
+def _check_known(what: str, asked: list | None, present: set, run_id: int) -> None:
+    """`show -p nosuch` names what the run does not have instead of printing an empty table."""
+    missing = [a for a in asked or () if a not in present]
+    if missing:
+        have = ", ".join(str(p) for p in sorted(present, key=str)) or "none"
+        raise UserError(f"run {run_id} has no {what} {missing[0]} (it has: {have})")

@@ -3,7 +3,14 @@ cryptobench speaks SQL. Today's backend is one SQLite file (sqlite.py); the sche
 migrations are in schema.py."""
 
 from cryptobench.store.schema import MIGRATIONS, SCHEMA_VERSION
-from cryptobench.store.sqlite import DatabaseError, RunInfo, Store, default_path, now
+from cryptobench.store.sqlite import (
+    DatabaseError,
+    RunInfo,
+    Store,
+    default_path,
+    locked_message,
+    now,
+)
 
 __all__ = [
     "MIGRATIONS",
@@ -12,5 +19,6 @@ __all__ = [
     "RunInfo",
     "Store",
     "default_path",
+    "locked_message",
     "now",
 ]

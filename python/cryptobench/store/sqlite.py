@@ -24,10 +24,27 @@ from cryptobench.figures import Figure
 from cryptobench.plan import CaseSpec
 from cryptobench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
+MAX_ROW_ID = (1 << 63) - 1  # SQLite's largest integer
+
 # What a damaged or locked database raises mid-command; the command line turns it into one line.
 DatabaseError = sqlite3.DatabaseError
 
 _HEAP_COLUMNS = ("scheme", "provider", "n", "direction", "allocs", "bytes", "peak_live_bytes")
+
+
+def _wait_s() -> float:
+    """How long a command waits for another one writing to the same database (seconds)."""
+    try:
+        return max(0.0, float(os.environ.get("CRYPTOBENCH_DB_WAIT_S", "30")))
+    except ValueError:
+        return 30.0
+
+
+def locked_message(path: Path | str) -> str:
+    return (
+        f"database {path} is locked: another cryptobench is writing to it; wait for it to "
+        "finish, or use another --db"
+    )
 
 
 def default_path() -> Path:
@@ -78,7 +95,7 @@ class Store:
         elif path.is_dir():
             raise UserError(f"database {path}: is a directory")
         try:
-            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            conn = sqlite3.connect(path, timeout=_wait_s(), isolation_level=None)
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA foreign_keys = ON")
             # A commit per case must not stall measuring; NORMAL stays consistent after a crash
@@ -87,6 +104,8 @@ class Store:
             store = cls(conn, path)
             store.migrate()
         except sqlite3.DatabaseError as e:
+            if "locked" in str(e):
+                raise UserError(locked_message(path)) from None
             raise UserError(f"database {path}: {e} (not a cryptobench results file?)") from None
         return store
 
@@ -298,6 +317,23 @@ class Store:
     def _run_of(self, case_id: int) -> int:
         return self.conn.execute("SELECT run_id FROM cases WHERE id = ?", (case_id,)).fetchone()[0]
 
+    def claim_run(self, run_id: int, busy: Any) -> "RunInfo":
+        """Takes a stopped run for measuring, atomically: under the database's write lock, the
+        run is refused when `busy(info)` says another process measures it, else marked
+        `running` by this process. Two `--resume` of one run started at the same instant
+        cannot both measure it: the second waits for the lock and then sees the first."""
+        with self.transaction():
+            info = self.run(run_id)
+            if info.status == "complete":
+                raise UserError(f"run {run_id} is already complete")
+            if busy(info):
+                raise UserError(f"run {run_id} is being measured right now (process {info.pid})")
+            self.conn.execute(
+                "UPDATE runs SET status = 'running', finished_at = NULL, pid = ? WHERE id = ?",
+                (os.getpid(), run_id),
+            )
+        return info
+
     def set_status(self, run_id: int, status: str) -> None:
         finished = now() if status != "running" else None
         pid = os.getpid() if status == "running" else None
@@ -324,6 +360,8 @@ class Store:
             run_id = int(ref)
         except (TypeError, ValueError):
             raise UserError(f"run '{ref}': expected a run number or 'latest'") from None
+        if not 1 <= run_id <= MAX_ROW_ID:
+            raise UserError(f"no run {ref} in {self.path} (see `cryptobench runs`)")
         if not self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
             raise UserError(f"no run {run_id} in {self.path} (see `cryptobench runs`)")
         return run_id
