@@ -324,8 +324,12 @@ def _check_values(block: dict, where: str) -> None:
         raise UserError(f"{where}: input must be one of {', '.join(INPUTS)}")
     for key, (low, high) in NUMBER_LIMITS.items():
         value = block[key]
-        if not math.isfinite(value) or not low <= value <= high:
-            raise UserError(f"{where}: '{key}' must be between {low:g} and {high:g}, not {value}")
+        if not math.isfinite(value):
+            raise UserError(f"{where}: '{key}' must be a finite number, not {value}")
+        if value < low:
+            raise UserError(f"{where}: '{key}' must be at least {low:g}")
+        if value > high:
+            raise UserError(f"{where}: '{key}' must be at most {high:g}, not {value}")
     too_large = [s for s in block["sizes"] if s > MAX_SIZE]
     if too_large:
         raise UserError(
