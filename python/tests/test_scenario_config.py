@@ -393,3 +393,25 @@ def test_command_options_are_checked(argv):
     command.add_arguments(parser)
     with pytest.raises((argparse.ArgumentError, SystemExit)):
         parser.parse_args(argv)
+
+
+def test_extrapolation_follows_the_linear_fit_and_is_labelled():
+    # milliseconds: 10 ms + 6 ms per value
+    rows = [sample("compat", "gcrypt", n, "read", 0, 10 + 6 * n) for n in (1, 10, 100)]
+    rows += [sample("plain", "", n, "read", 0, 1) for n in (1, 10, 100, 1000)]
+    medians = model.analyse(rows).medians
+    fitted = model.extrapolate(medians, {"compat": [1000]})
+    assert fitted[Series("compat", "gcrypt", "read")][1000] == pytest.approx(6.01)
+    assert Series("plain", "", "read") not in fitted  # only the scheme asked for
+    run = model.ScenarioRun(spec={}, samples=rows, extrapolate={"compat": [1000]})
+    table = {r[0]: r for r in figures.time_rows(run.analyse(), 1000)}
+    assert table["compat/gcrypt"][3:5] == ["≈6.01 s", "extrapolated (fit)"]
+
+
+def test_quick_measures_the_thesis_scheme_only_at_small_n():
+    passes = command._passes(model.QUICK_N, quick=True)
+    assert passes[0] == (tuple(model.SCHEMES), [1, 10, 100])
+    assert "compat" not in passes[1][0] and passes[1][1] == [1000]
+    assert command._passes(model.QUICK_N, quick=False) == [
+        (tuple(model.SCHEMES), [1, 10, 100, 1000])
+    ]

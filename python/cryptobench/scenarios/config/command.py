@@ -3,6 +3,7 @@
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,12 @@ from cryptobench.files import write_file
 from cryptobench.scenarios.config.driver import default_providers, find_driver, run_scenario
 from cryptobench.scenarios.config.figures import save, summary, to_json
 from cryptobench.scenarios.config.model import (
+    QUICK_COMPAT_MAX_N,
     QUICK_N,
+    QUICK_PROVIDERS,
+    QUICK_RUNS,
     REQUIRED_ALGORITHMS,
+    SCHEMES,
     THESIS_N,
     THESIS_RUNS,
     ScenarioRun,
@@ -48,13 +53,38 @@ def _runs(text: str) -> int:
     return value
 
 
+def _passes(n_values: Sequence[int], quick: bool) -> list[tuple[tuple[str, ...], list[int]]]:
+    """Driver passes: (schemes, n values). One pass with everything; with --quick, the thesis's
+    scheme stops at QUICK_COMPAT_MAX_N and the other schemes measure the larger n alone."""
+    small = [n for n in n_values if n <= QUICK_COMPAT_MAX_N]
+    large = [n for n in n_values if n > QUICK_COMPAT_MAX_N]
+    if not quick or not large or len(small) < 2:
+        return [(tuple(SCHEMES), list(n_values))]
+    return [(tuple(SCHEMES), small), (tuple(s for s in SCHEMES if s != "compat"), large)]
+
+
+def _merged(collected: list[ScenarioRun], passes: list, n_values: Sequence[int]) -> ScenarioRun:
+    if not collected:
+        return ScenarioRun(spec={})
+    run = ScenarioRun(spec=dict(collected[0].spec), done=True)
+    for part in collected:
+        run.merge(part)
+    run.spec["n"] = list(n_values)
+    if len(passes) > 1:
+        run.extrapolate = {"compat": [n for n in n_values if n > QUICK_COMPAT_MAX_N]}
+    run.done = run.done and len(collected) == len(passes)
+    return run
+
+
 def add_arguments(p: Any) -> None:
     """The options of `cryptobench scenario config` (p: an argparse parser with --db)."""
     sizes = p.add_mutually_exclusive_group()
     sizes.add_argument(
         "--quick",
         action="store_true",
-        help=f"n = {', '.join(map(str, QUICK_N))} instead of the thesis's 40 sizes",
+        help=f"a few minutes: n = {', '.join(map(str, QUICK_N))}, {QUICK_RUNS} runs, "
+        f"{', '.join(QUICK_PROVIDERS)}; the thesis's scheme measured up to n = "
+        f"{QUICK_COMPAT_MAX_N} and extrapolated beyond from its linear fit (labelled)",
     )
     sizes.add_argument(
         "--n", type=_n_list, metavar="LIST", help="configuration sizes, comma-separated"
@@ -62,9 +92,10 @@ def add_arguments(p: Any) -> None:
     p.add_argument(
         "--runs",
         type=_runs,
-        default=THESIS_RUNS,
+        default=None,
         metavar="N",
-        help=f"runs per size, the median is reported (default: {THESIS_RUNS}, the thesis's)",
+        help=f"runs per size, the median is reported (default: {THESIS_RUNS}, the thesis's; "
+        f"--quick: {QUICK_RUNS})",
     )
     p.add_argument(
         "-p",
@@ -93,7 +124,9 @@ def command(args: Any) -> int:
     from cryptobench.lifecycle import scenario_run
     from cryptobench.progress import ProgressBar
 
-    n_values = args.n or (QUICK_N if args.quick else THESIS_N)
+    quick = args.quick
+    n_values = args.n or (QUICK_N if quick else THESIS_N)
+    runs = args.runs or (QUICK_RUNS if quick else THESIS_RUNS)
     exe = runner.find_runner()
     caps = runner.list_capabilities(exe)
     if args.providers:
@@ -102,6 +135,8 @@ def command(args: Any) -> int:
             caps.provider(name)  # UserError naming the ones there are
     else:
         providers = default_providers({n: p.algorithms for n, p in caps.providers.items()})
+        if quick:
+            providers = [p for p in QUICK_PROVIDERS if p in providers] or providers
         if not providers:
             raise UserError(
                 "no provider offers "
@@ -111,18 +146,22 @@ def command(args: Any) -> int:
     driver = find_driver(args.driver)
     db = store.Store.open(args.db)
     bar = ProgressBar()
-    collected: list[ScenarioRun] = []
+    collected: list[ScenarioRun] = []  # one per driver pass, as they report
+    passes = _passes(n_values, quick)
 
     def progress(run: ScenarioRun, message: dict[str, Any]) -> None:
-        if not collected:
+        if not collected or collected[-1] is not run:
             collected.append(run)
         if message.get("type") == "sample":
             label = Series(message["scheme"], message.get("provider") or "", "").label
-            where = f"{label} n={message['n']} run {message['run'] + 1}/{args.runs}"
+            where = (
+                f"pass {len(collected)}/{len(passes)}: {label} n={message['n']} "
+                f"run {message['run'] + 1}/{runs}"
+            )
             bar.update(len(run.samples), run.expected_samples(), where)
 
     status, failure, scenario = "complete", None, None
-    spec = {"providers": providers, "n": n_values}
+    spec = {"providers": providers, "n": n_values, "runs": runs}
     libraries = [
         {
             "provider": name,
@@ -147,18 +186,23 @@ def command(args: Any) -> int:
         ) as run_id:
             print(
                 f"run {run_id}: scenario config, n = {', '.join(map(str, n_values))}, "
-                f"{args.runs} runs, providers {', '.join(providers)}",
+                f"{runs} runs, providers {', '.join(providers)}"
+                + (
+                    f"; the thesis's scheme up to n = {QUICK_COMPAT_MAX_N}, beyond from its fit"
+                    if len(passes) > 1
+                    else ""
+                ),
                 file=sys.stderr,
                 flush=True,
             )
             try:
-                scenario = run_scenario(
-                    providers, n_values, args.runs, driver, args.workdir, progress
-                )
+                for schemes, n_pass in passes:
+                    run_scenario(providers, n_pass, runs, driver, args.workdir, progress, schemes)
+                scenario = _merged(collected, passes, n_values)
             finally:
                 bar.close()
                 # What was measured before a stop is kept: samples are complete runs of lines.
-                save(db, run_id, scenario or (collected[0] if collected else ScenarioRun(spec={})))
+                save(db, run_id, scenario or _merged(collected, passes, n_values))
     except KeyboardInterrupt:
         status = "interrupted"
     except UserError as e:

@@ -115,10 +115,15 @@ class GnupgHome:
 
 
 def driver_spec(
-    providers: list[str], n_values: Iterable[int], runs: int, workdir: Path, gnupg: GnupgHome
+    providers: list[str],
+    n_values: Iterable[int],
+    runs: int,
+    workdir: Path,
+    gnupg: GnupgHome,
+    schemes: Sequence[str] = tuple(SCHEMES),
 ) -> dict[str, Any]:
     return {
-        "schemes": list(SCHEMES),
+        "schemes": list(schemes),
         "providers": providers,
         "n": list(n_values),
         "runs": runs,
@@ -204,6 +209,7 @@ def run_scenario(
     driver: str | None = None,
     workdir: Path | None = None,
     on_message: Callable[[ScenarioRun, dict[str, Any]], None] | None = None,
+    schemes: Sequence[str] = tuple(SCHEMES),
 ) -> ScenarioRun:
     """Creates the GnuPG key and a work directory, runs the driver, returns what it reported.
     `workdir` is where the directory of configuration files is made (default: $TMPDIR): its file
@@ -217,7 +223,7 @@ def run_scenario(
         GnupgHome() as gnupg,
         tempfile.TemporaryDirectory(prefix="cryptobench-config-", dir=workdir) as d,
     ):
-        spec = driver_spec(providers, n_values, runs, Path(d), gnupg)
+        spec = driver_spec(providers, n_values, runs, Path(d), gnupg, schemes)
         public = {k: v for k, v in spec.items() if k not in ("dir", "gnupghome")}
         public["driver"] = exe
         public["workdir_fs"] = filesystem_of(Path(d))

@@ -88,10 +88,18 @@ def time_rows(results: ScenarioResults, n: int) -> list[list[str]]:
             s = Series(scheme, provider, direction)
             median = results.medians.get(s, {}).get(n)
             low, high = results.ranges.get(s, {}).get(n, (None, None))
+            fitted = results.extrapolated.get(s, {}).get(n)
+            if median is None and fitted is not None:
+                cells.append(f"≈{_seconds(fitted)}")
+                cells.append("extrapolated (fit)")
+                continue
             cells.append(_seconds(median))
             cells.append("-" if low is None else f"{_seconds(low)} – {_seconds(high)}")
         read = results.medians.get(Series(scheme, provider, "read"), {}).get(n)
-        compat = results.medians.get(Series("compat", provider, "read"), {}).get(n)
+        compat_series = Series("compat", provider, "read")
+        compat = results.medians.get(compat_series, {}).get(n)
+        if compat is None:
+            compat = results.extrapolated.get(compat_series, {}).get(n)
         cells.append(
             f"{compat / read:.0f}× faster"
             if scheme == "confcrypt" and read and compat is not None
@@ -163,6 +171,7 @@ def store_settings(run: ScenarioRun) -> dict[str, Any]:
             "info": run.info,
             "skipped": run.skipped,
             "notes": run.notes,
+            "extrapolate": run.extrapolate,
         }
     }
 
@@ -193,6 +202,7 @@ def load(db: Store, run_id: int) -> ScenarioRun | None:
         skipped=meta.get("skipped", []),
         notes=meta.get("notes", {}),
         done=True,
+        extrapolate=meta.get("extrapolate", {}),
     )
 
 

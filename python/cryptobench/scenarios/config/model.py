@@ -21,6 +21,12 @@ THESIS_N: tuple[int, ...] = (
 )  # fmt: skip
 QUICK_N: tuple[int, ...] = (1, 10, 100, 1000)
 THESIS_RUNS = 11
+# --quick: a few minutes instead of half an hour. Fewer runs, the thesis's three libraries, and
+# the thesis's scheme (seconds per operation at n = 1000) measured only up to QUICK_COMPAT_MAX_N;
+# its time at larger n is extrapolated from its measured linear fit and labelled as such.
+QUICK_RUNS = 3
+QUICK_PROVIDERS = ("gcrypt", "openssl", "botan")
+QUICK_COMPAT_MAX_N = 100
 
 # Schemes, in the order tables and plots show them. "plain" is the baseline x.
 SCHEMES: dict[str, str] = {
@@ -91,6 +97,9 @@ class ScenarioResults:
     overheads: list[Overhead]
     skipped: list[dict[str, str]] = field(default_factory=list)
     ranges: dict[Series, dict[int, tuple[float, float]]] = field(default_factory=dict)  # min, max
+    # series -> n -> seconds estimated from the series' linear fit t(n) = a + b·n over the n it
+    # was measured at (only where a run asked for it, e.g. --quick's thesis scheme at n = 1000)
+    extrapolated: dict[Series, dict[int, float]] = field(default_factory=dict)
 
     def n_values(self) -> list[int]:
         return sorted({n for by_n in self.medians.values() for n in by_n})
@@ -115,6 +124,21 @@ class ScenarioRun:
     skipped: list[dict[str, str]] = field(default_factory=list)
     notes: dict[str, list[str]] = field(default_factory=dict)  # series label -> notes
     done: bool = False
+    # scheme -> n values not measured for it but estimated from its fit (stored with the run)
+    extrapolate: dict[str, list[int]] = field(default_factory=dict)
+
+    def merge(self, other: "ScenarioRun") -> None:
+        """Adds a second driver pass (other schemes or sizes) to this run."""
+        self.samples += other.samples
+        self.heap += other.heap
+        self.skipped += [s for s in other.skipped if s not in self.skipped]
+        self.notes.update(other.notes)
+        self.info = self.info or other.info
+        for key in ("schemes", "n"):
+            self.spec[key] = list(
+                dict.fromkeys([*self.spec.get(key, []), *other.spec.get(key, [])])
+            )
+        self.done = self.done and other.done
 
     def handle(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
@@ -146,7 +170,9 @@ class ScenarioRun:
         return lines * len(self.spec["n"]) * self.spec["runs"] * len(DIRECTIONS)
 
     def analyse(self) -> ScenarioResults:
-        return analyse(self.samples, self.heap, self.skipped)
+        results = analyse(self.samples, self.heap, self.skipped)
+        results.extrapolated = extrapolate(results.medians, self.extrapolate)
+        return results
 
 
 # ---- analysis ------------------------------------------------------------------------------------
@@ -205,3 +231,24 @@ def analyse(
 def _series_order(s: Series) -> tuple:
     scheme = list(SCHEMES).index(s.scheme) if s.scheme in SCHEMES else len(SCHEMES)
     return (DIRECTIONS.index(s.direction), scheme, s.provider)
+
+
+def extrapolate(
+    medians: dict[Series, dict[int, float]], targets: dict[str, list[int]]
+) -> dict[Series, dict[int, float]]:
+    """For each series of a scheme in `targets`, the least-squares line t(n) = a + b·n through its
+    medians, evaluated at the target n it was not measured at. The thesis's scheme costs one
+    PBKDF2 per value, so its time is linear in n: the fit is the model, not a guess."""
+    out: dict[Series, dict[int, float]] = {}
+    for series, by_n in medians.items():
+        wanted = [n for n in targets.get(series.scheme, ()) if n not in by_n]
+        if not wanted or len(by_n) < 2:
+            continue
+        ns, ts = list(by_n), list(by_n.values())
+        mean_n, mean_t = statistics.fmean(ns), statistics.fmean(ts)
+        b = sum((n - mean_n) * (t - mean_t) for n, t in zip(ns, ts, strict=True)) / sum(
+            (n - mean_n) ** 2 for n in ns
+        )
+        a = mean_t - b * mean_n
+        out[series] = {n: a + b * n for n in wanted}
+    return out

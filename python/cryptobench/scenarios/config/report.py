@@ -98,6 +98,17 @@ def render_section(
             "is CONFCRYPT.md's rounded quotation of the thesis's n = 1000 reads, measured on the "
             "thesis's machine.</p>"
         )
+    if results.extrapolated:
+        measured = max(
+            (m for s in results.extrapolated for m in results.medians.get(s, {})), default=0
+        )
+        parts.append(
+            '<p class="how"><b>≈ extrapolated.</b> This quick run measured the thesis\'s scheme '
+            f"up to n = {measured} only; its times at larger n are the least-squares line "
+            "t(n) = a + b·n through its medians, evaluated there. Its cost is one gpg process "
+            "plus one PBKDF2 per value, so the time is linear in n. Run without --quick to "
+            "measure it.</p>"
+        )
     if results.medians:
         parts.append("<h3>Time against the number of values</h3>")
         figs = [time_vs_n_svg(results, d) for d in DIRECTIONS]
