@@ -11,12 +11,21 @@ import sys
 from collections.abc import Sequence
 
 from cryptobench import __version__, store
-from cryptobench.commands import compare, listing, output, recommend, run, runs, scenario
+from cryptobench.commands import (
+    compare,
+    listing,
+    output,
+    recommend,
+    reproduce,
+    run,
+    runs,
+    scenario,
+)
 from cryptobench.commands.common import Parser, db_parent
 from cryptobench.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, UserError
 
 # In the order --help lists them.
-COMMAND_GROUPS = (listing, run, runs, output, compare, recommend, scenario)
+COMMAND_GROUPS = (listing, run, runs, output, compare, recommend, scenario, reproduce)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

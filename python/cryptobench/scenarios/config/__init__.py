@@ -65,6 +65,12 @@ def _figures(run: StoredRun) -> list[Figure]:
     ]
 
 
+def _reproduce(args: Any) -> Any:
+    from cryptobench.scenarios.config.reproduce import reproduce
+
+    return reproduce(args)
+
+
 SCENARIO = Scenario(
     name="config",
     help="the thesis's benchmark: writing and reading encrypted configuration files",
@@ -77,4 +83,5 @@ SCENARIO = Scenario(
     figures=_figures,
     top_level=False,
     paper="000",
+    reproduce=_reproduce,
 )

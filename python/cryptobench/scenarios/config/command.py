@@ -184,6 +184,7 @@ def command(args: Any) -> int:
             libraries=libraries,
             note=args.note,
         ) as run_id:
+            args.run_id = run_id  # for `reproduce`, which reads the run back
             print(
                 f"run {run_id}: scenario config, n = {', '.join(map(str, n_values))}, "
                 f"{runs} runs, providers {', '.join(providers)}"
