@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from cryptobench import __version__, store
 from cryptobench.commands import (
+    calibrate,
     compare,
     listing,
     output,
@@ -25,7 +26,17 @@ from cryptobench.commands.common import Parser, db_parent
 from cryptobench.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, UserError
 
 # In the order --help lists them.
-COMMAND_GROUPS = (listing, run, runs, output, compare, recommend, scenario, reproduce)
+COMMAND_GROUPS = (
+    listing,
+    run,
+    runs,
+    output,
+    compare,
+    calibrate,
+    recommend,
+    scenario,
+    reproduce,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

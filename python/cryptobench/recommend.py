@@ -14,6 +14,7 @@ from typing import Any
 from cryptobench import security
 from cryptobench.analysis import CaseResult, RunResults
 from cryptobench.errors import UserError
+from cryptobench.noise import DEFAULT_NOISE
 from cryptobench.plan import format_cost
 from cryptobench.units import format_ns, format_ops, format_rate, format_size
 
@@ -45,6 +46,7 @@ class Choice:
     size: int | None = None  # symmetric kinds: the message size compared
     candidates: int = 0  # qualifying (provider, variant, algorithm) cases compared
     note: str = ""  # why nothing qualifies, or what to read the figure with
+    tied: list[CaseResult] = field(default_factory=list)  # as fast, within the noise
 
     @property
     def figure(self) -> float | None:
@@ -67,12 +69,17 @@ def recommend(
     level: int = DEFAULT_LEVEL,
     size: int = DEFAULT_SIZE,
     year: int | None = None,
+    noise: float = DEFAULT_NOISE,
 ) -> Recommendation:
+    """`noise`: the machine's run-to-run noise (noise.py); two providers whose confidence
+    intervals overlap or whose medians differ by less than it are tied, not ranked."""
     year = year or security.current_year()
     check_level(level)
     levels = security.levels()
     rec = Recommendation(results, level, year, size)
-    ok = results.ok_cases()
+    # What a user can deploy: a library's own configuration, not a variant with acceleration
+    # switched off (a noise win of `botan/noaesni` is no recommendation), and no baseline.
+    ok = [c for c in results.ok_cases() if c.variant == "default" and c.provider != "null"]
     for name, kind, operation in KINDS:
         measured = [c for c in ok if c.operation == operation and (kind is None or c.kind == kind)]
         if kind == "kdf":
@@ -86,16 +93,28 @@ def recommend(
         if name in SYMMETRIC:
             at = _nearest(sorted({c.size for c in qualifying}), size)
             qualifying = [c for c in qualifying if c.size == at]
-        best = max(qualifying, key=lambda c: _figure(name, c))
+        # A strict verifier beats a faster lax one (which accepts malleable signatures).
+        strict = [c for c in qualifying if not c.gate.get("lax")]
+        ranked = strict or qualifying
+        best = max(ranked, key=lambda c: _figure(name, c))
+        tied = [c for c in ranked if c is not best and _tied(best, c, noise)]
         notes = []
         if at is not None and at != size:
             notes.append(f"at {format_size(at)}, the measured size nearest to {format_size(size)}")
         if best.gate.get("lax"):
             # Right output, but a verifier that accepts non-canonical signatures (malleable).
             notes.append(f"lax verifier: {best.gate['lax']}")
+        elif len(strict) < len(qualifying):
+            notes.append("faster lax verifiers passed over (they accept malleable signatures)")
+        if tied:
+            notes.append(
+                "tied with "
+                + ", ".join(f"{c.label} {c.algorithm_label}" for c in tied)
+                + f" (intervals overlap or within the {noise:.0%} noise)"
+            )
         note = "; ".join(notes)
         rec.choices.append(
-            Choice(name, best, levels.get(best.algorithm), at, len(qualifying), note)
+            Choice(name, best, levels.get(best.algorithm), at, len(qualifying), note, tied)
         )
     return rec
 
@@ -162,6 +181,15 @@ def _kdf_choices(measured: list[CaseResult], level: int, year: int) -> list[Choi
     return out
 
 
+def _tied(best: CaseResult, other: CaseResult, noise: float) -> bool:
+    """In time per operation: the other's interval reaches the best's, or the medians are
+    closer than the noise."""
+    b, o = best.summary, other.summary
+    if not b or not o:
+        return False
+    return o.ci_low <= b.ci_high or (o.median - b.median) / b.median < noise
+
+
 def _figure(name: str, c: CaseResult) -> float:
     value = c.bytes_per_s if name in SYMMETRIC else c.ops_per_s
     return value if value is not None and math.isfinite(value) else 0.0
@@ -206,6 +234,10 @@ def to_json(rec: Recommendation) -> dict[str, Any]:
                 "ops_per_s": c.ops_per_s,
                 "bytes_per_s": c.bytes_per_s if ch.kind in SYMMETRIC else None,
                 "candidates": ch.candidates,
+                "tied_with": [
+                    {"provider": t.provider, "variant": t.variant, "algorithm": t.algorithm}
+                    for t in ch.tied
+                ],
                 "documents": statuses(ch.rating, rec.year),
             }
         rows.append(row)

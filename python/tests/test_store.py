@@ -175,7 +175,7 @@ def test_a_version_2_database_gains_the_cost_and_keeps_samples_and_failures(tmp_
     v2_database(path)
 
     db = store.Store.open(path)
-    assert db.schema_version() == store.SCHEMA_VERSION == 5
+    assert db.schema_version() == store.SCHEMA_VERSION == 6
     cases = {c["size"]: c for c in db.cases(1)}
     assert [c["cost"] for c in cases.values()] == [{}, {}, {}]
     # Rebuilding the table must not cascade into the samples and failures of the old cases.

@@ -3,7 +3,7 @@ runs."""
 
 import argparse
 
-from cryptobench import analysis, compare, scenarios, store
+from cryptobench import analysis, compare, noise, scenarios, store
 from cryptobench.commands.common import percent, probability
 from cryptobench.compare_figures import compare_figures
 from cryptobench.errors import UserError
@@ -18,15 +18,17 @@ def register(sub, db: argparse.ArgumentParser) -> None:
     c.add_argument(
         "--threshold",
         type=percent,
-        default=compare.DEFAULT_THRESHOLD * 100,
+        default=None,
         metavar="PERCENT",
-        help="noise threshold in percent (default: 5)",
+        help="noise threshold in percent (default: this machine's run-to-run noise from "
+        f"`cryptobench calibrate`, else {compare.DEFAULT_THRESHOLD:.0%})",
     )
     c.add_argument(
         "--alpha",
         type=probability,
         default=compare.DEFAULT_ALPHA,
-        help="significance level of the Mann–Whitney U test (default: 0.05)",
+        help="false-discovery rate of the Mann–Whitney U tests over all cases, "
+        "Benjamini–Hochberg (default: 0.05)",
     )
     c.add_argument("--all", action="store_true", help="list unchanged cases too")
     c.set_defaults(func=cmd_compare)
@@ -45,7 +47,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 f"({run_b.run.suite}) measured different things"
             )
         return _compare_scenario_runs(db, scenario_a, run_a, run_b, args)
-    comparisons = compare.compare_runs(run_a, run_b, args.threshold / 100, args.alpha)
+    if args.threshold is not None:
+        threshold, source = args.threshold / 100, "--threshold"
+    else:
+        found = noise.for_machine(db, run_b.machine)
+        threshold, source = found.threshold, found.source
+    comparisons = compare.compare_runs(run_a, run_b, threshold, args.alpha)
     rows = []
     for c in comparisons:
         if c.verdict == "same" and not args.all:
@@ -60,16 +67,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
             format_ns(c.a.median_ns) if c.a else "-",
             format_ns(c.b.median_ns) if c.b else "-",
             f"{c.ratio:.3f}" if c.ratio is not None else "-",
-            f"{c.p:.2g}" if c.p is not None else "-",
+            f"{c.ci_low:.3f}–{c.ci_high:.3f}" if c.ci_low is not None else "-",
+            f"{c.q:.2g}" if c.q is not None else "-",
             c.verdict + (" (unstable)" if c.unstable else ""),
         ])  # fmt: skip
     print(
-        f"run {run_a.run.id} (A) vs run {run_b.run.id} (B): ratio = median time B / A; "
-        f"Mann–Whitney U, alpha {args.alpha:g}; noise threshold {args.threshold:g}%"
+        f"run {run_a.run.id} (A) vs run {run_b.run.id} (B): ratio = median time B / A with its "
+        f"bootstrap 95% CI; a change must clear the noise threshold {threshold:.1%} ({source}) "
+        f"and Mann–Whitney U after Benjamini–Hochberg, FDR {args.alpha:g}"
     )
+    for warning in compare.warnings(run_a, run_b):
+        print(f"warning: {warning}")
     if rows:
-        headers = ["provider", "algorithm", "op", "size", "A median", "B median", "B/A", "p",
-                   "verdict"]  # fmt: skip
+        headers = ["provider", "algorithm", "op", "size", "A median", "B median", "B/A",
+                   "95% CI", "q", "verdict"]  # fmt: skip
         print("\n" + text_table(headers, rows))
     counts = compare.tally(comparisons)
     print("\nsummary: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
@@ -85,7 +96,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _compare_scenario_runs(db, scenario, run_a, run_b, args: argparse.Namespace) -> int:
     a = scenario.comparable_figures(scenario.stored(db, run_a.run.id))
     b = scenario.comparable_figures(scenario.stored(db, run_b.run.id))
-    comparisons = compare_figures(a, b, args.threshold / 100, args.alpha)
+    threshold = (args.threshold if args.threshold is not None else 5.0) / 100
+    comparisons = compare_figures(a, b, threshold, args.alpha)
     rows = []
     for c in comparisons:
         if c.verdict == "same" and not args.all:
@@ -102,7 +114,7 @@ def _compare_scenario_runs(db, scenario, run_a, run_b, args: argparse.Namespace)
         ])  # fmt: skip
     print(
         f"run {run_a.run.id} (A) vs run {run_b.run.id} (B), scenario {scenario.name}: ratio = "
-        f"median B / A; noise threshold {args.threshold:g}%; Mann–Whitney U, alpha "
+        f"median B / A; noise threshold {threshold:.0%}; Mann–Whitney U, alpha "
         f"{args.alpha:g}, where both runs have 3 or more repetitions"
     )
     if rows:

@@ -4,7 +4,7 @@ a security level."""
 import argparse
 import json
 
-from cryptobench import analysis, store
+from cryptobench import analysis, noise, store
 from cryptobench.commands.common import positive_int
 from cryptobench.errors import UserError
 from cryptobench.tables import text_table
@@ -46,7 +46,8 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     results = analysis.load(db, db.resolve_run(args.run))
     if not results.ok_cases():
         raise UserError(f"run {results.run.id} has no successful cases to recommend from")
-    rec = recommend.recommend(results, level=args.level, size=size)
+    threshold = noise.for_machine(db, results.machine).threshold
+    rec = recommend.recommend(results, level=args.level, size=size, noise=threshold)
     if args.json:
         print(json.dumps(recommend.to_json(rec), indent=2, allow_nan=False))
         return 0

@@ -182,5 +182,19 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, seq)
     ) WITHOUT ROWID;
     """,
+    # 5 -> 6: the machine's run-to-run noise, measured by `cryptobench calibrate` from two
+    # identical runs (A/A); `compare`, the unstable flag and `recommend` read it (noise.py).
+    """
+    CREATE TABLE calibrations (
+        id INTEGER PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        hostname TEXT,
+        cpu_model TEXT,
+        run_a INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        run_b INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        noise REAL NOT NULL,               -- p90 of |median B / median A - 1| over the cases
+        figures TEXT NOT NULL              -- JSON: every precision figure calibrate printed
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -487,6 +487,29 @@ class Store:
             for r in rows
         ]
 
+    # ---- calibrations (noise.py) ---------------------------------------------------------------
+
+    def add_calibration(
+        self, machine: dict[str, Any], run_a: int, run_b: int, noise: float, figures: dict
+    ) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO calibrations (created_at, hostname, cpu_model, run_a, run_b, noise,"
+                " figures) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (now(), machine.get("hostname"), machine.get("cpu_model"), run_a, run_b, noise,
+                 json.dumps(figures)),
+            )  # fmt: skip
+
+    def latest_calibration(self, hostname: str | None, cpu_model: str | None) -> dict | None:
+        row = self.conn.execute(
+            "SELECT * FROM calibrations WHERE hostname IS ? AND cpu_model IS ?"
+            " ORDER BY id DESC LIMIT 1",
+            (hostname, cpu_model),
+        ).fetchone()
+        if row is None:
+            return None
+        return {**dict(row), "figures": json.loads(row["figures"])}
+
     # ---- the config scenario's own tables (schema 4) ---------------------------------------------
 
     def add_config_figures(
