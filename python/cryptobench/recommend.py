@@ -47,6 +47,7 @@ class Choice:
     candidates: int = 0  # qualifying (provider, variant, algorithm) cases compared
     note: str = ""  # why nothing qualifies, or what to read the figure with
     tied: list[CaseResult] = field(default_factory=list)  # as fast, within the noise
+    runner_up: CaseResult | None = None  # the next fastest qualifying case
 
     @property
     def figure(self) -> float | None:
@@ -96,7 +97,8 @@ def recommend(
         # A strict verifier beats a faster lax one (which accepts malleable signatures).
         strict = [c for c in qualifying if not c.gate.get("lax")]
         ranked = strict or qualifying
-        best = max(ranked, key=lambda c: _figure(name, c))
+        ordered = sorted(ranked, key=lambda c: _figure(name, c), reverse=True)
+        best, runner_up = ordered[0], (ordered[1] if len(ordered) > 1 else None)
         tied = [c for c in ranked if c is not best and _tied(best, c, noise)]
         notes = []
         if at is not None and at != size:
@@ -114,8 +116,9 @@ def recommend(
             )
         note = "; ".join(notes)
         rec.choices.append(
-            Choice(name, best, levels.get(best.algorithm), at, len(qualifying), note, tied)
-        )
+            Choice(name, best, levels.get(best.algorithm), at, len(qualifying), note, tied,
+                   runner_up)
+        )  # fmt: skip
     return rec
 
 
@@ -252,6 +255,14 @@ def to_json(rec: Recommendation) -> dict[str, Any]:
     }
 
 
+def figure_text(kind: str, c: CaseResult) -> str:
+    if kind in SYMMETRIC:
+        text = f"{format_rate(c.bytes_per_s)} at {format_size(c.size)}"
+    else:
+        text = f"{format_ops(c.ops_per_s)} ({format_ns(c.median_ns)}/op)"
+    return ("~" if c.unstable else "") + text
+
+
 def text_rows(rec: Recommendation) -> list[list[str]]:
     rows = []
     for ch in rec.choices:
@@ -259,12 +270,7 @@ def text_rows(rec: Recommendation) -> list[list[str]]:
         if c is None:
             rows.append([ch.kind, "-", "-", "-", "-", "-", ch.note])
             continue
-        if ch.kind in SYMMETRIC:
-            figure = f"{format_rate(c.bytes_per_s)} at {format_size(c.size)}"
-        else:
-            figure = f"{format_ops(c.ops_per_s)} ({format_ns(c.median_ns)}/op)"
-        if c.unstable:
-            figure = "~" + figure
+        figure = figure_text(ch.kind, c)
         st = statuses(ch.rating, rec.year)
         docs = " / ".join(st.get(d, "?") for d in security.DOCUMENTS)
         rows.append(

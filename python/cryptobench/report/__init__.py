@@ -1,7 +1,8 @@
-"""The HTML report: one self-contained file (inline SVG figures, inline CSS, no scripts, nothing
-fetched from the network), assembled from sections that each module provides: the core's
-(core.py, publickey.py, levels.py) and, for a scenario run, the scenario's own. Each section
-says how its figures were obtained; html.py holds the shared styling."""
+"""The HTML report: one self-contained file (inline SVG figures, inline CSS, a small inline
+script that sorts and filters tables, nothing fetched from the network), assembled from
+sections that each module provides: the core's (core.py, publickey.py, levels.py) and, for a
+scenario run, the scenario's own. It opens with the answer (what `recommend` picks). Each
+section says how its figures were obtained; html.py holds the shared styling."""
 
 from collections.abc import Sequence
 from html import escape
@@ -10,8 +11,43 @@ from cryptobench import __version__
 from cryptobench.analysis import RunResults
 from cryptobench.errors import UserError
 from cryptobench.report import core, levels, publickey
-from cryptobench.report.html import Section, page, size_text
+from cryptobench.report.html import Section, how, html_table, page, size_text
 from cryptobench.units import format_size
+
+
+def answer(results: RunResults) -> Section:
+    """The answer first: what `recommend` picks per kind of primitive at 128 bits, its figure
+    and the runner-up."""
+    from cryptobench import recommend
+
+    rec = recommend.recommend(results, level=128, size=recommend.DEFAULT_SIZE)
+    rows = []
+    for ch in rec.choices:
+        c, up = ch.case, ch.runner_up
+        rows.append(
+            [
+                ch.kind,
+                f"{c.algorithm_label}, {c.label}" if c else "-",
+                recommend.figure_text(ch.kind, c) if c else "-",
+                f"{up.algorithm_label}, {up.label}: {recommend.figure_text(ch.kind, up)}"
+                if up
+                else "-",
+                ch.note,
+            ]
+        )
+    table = html_table(["kind", "choice", "figure", "runner-up", "note"], rows, collapse=False)
+    return Section(
+        "answer",
+        "The answer: fastest at 128 bits",
+        f'<div class="answer">{table}</div>'
+        + how(
+            "What <code>cryptobench recommend</code> answers from this run: per kind of "
+            "primitive, the fastest provider and algorithm of at least 128 bits of security "
+            "that no cited document disallows, in a library's own configuration, symmetric "
+            "kinds at 16 KiB (or the nearest size measured). Ties within the noise are named "
+            "in the note; details in the sections below and in docs/methodology.md §10."
+        ),
+    )
 
 
 def core_sections(results: RunResults, size: int | None) -> list[Section]:
@@ -46,6 +82,7 @@ def render(results: RunResults, size: int | None = None, extra: Sequence[Section
     scenario that stored the run; a scenario run measures no primitives, so then only the
     machine and library sections of the core come with them."""
     sections = [
+        *([answer(results)] if results.ok_cases() and not extra else []),
         Section("machine", "Machine and software", core.machine(results)),
         Section("libraries", "Libraries", core.libraries(results)),
         *extra,

@@ -5,7 +5,7 @@ from html import escape
 
 from cryptobench import plots, stats
 from cryptobench.analysis import PRIMARY_OPERATIONS, CaseResult, RunResults
-from cryptobench.report.html import how, html_table, num, se, size_text, svg_row
+from cryptobench.report.html import anchor, how, html_table, num, se, size_text, svg_row
 from cryptobench.units import compact, format_ns, format_ops, format_rate, format_size
 
 # CPU flags that decide which code path a crypto library can take.
@@ -116,7 +116,7 @@ def overview(r: RunResults) -> str:
 
 
 def throughput(r: RunResults) -> str:
-    figs = []
+    figs, ids = [], []
     for algorithm in r.algorithms():
         for operation in _operations(r, algorithm):
             series: dict[str, list[CaseResult]] = {}
@@ -125,9 +125,10 @@ def throughput(r: RunResults) -> str:
                     series.setdefault(c.label, []).append(c)
             if series:
                 figs.append(plots.throughput_vs_size(f"{algorithm} {operation}", series))
+                ids.append(curve_anchor(algorithm, operation))
     if not figs:
         return "<p>No successful cases.</p>"
-    return svg_row(figs) + how(
+    return svg_row(figs, ids) + how(
         "For each case: the median over its samples of the time per operation (sample time ÷ "
         "operations in the sample, CLOCK_MONOTONIC); throughput = message size ÷ that median. "
         "Error bars: the bootstrap 95% confidence interval of the median, converted the same "
@@ -145,14 +146,17 @@ def heatmap(r: RunResults, size: int | None) -> str:
     cols = [a for a in r.algorithms() if any(k[1] == a for k in cells)]
     values = {k: c.bytes_per_s / 1e6 for k, c in cells.items() if c.bytes_per_s}
     notes = {k: compact(v) + ("~" if cells[k].unstable else "") for k, v in values.items()}
+    links = {k: f"#{case_anchor(c)}" for k, c in cells.items()}
     svg = plots.heatmap(
-        f"throughput (MB/s) at {format_size(size)}", rows, cols, values, "MB/s", notes
-    )
+        f"throughput (MB/s) at {format_size(size)}", rows, cols, values, "MB/s", notes,
+        links=links,
+    )  # fmt: skip
     return svg_row([svg]) + how(
         "Throughput of the primary operation of each algorithm (encrypt for ciphers and AEADs, "
         f"hash, mac) at {format_size(size)}, from the median time per operation; the colour "
         "scale is logarithmic; ~ marks an unstable case; blank cells were not offered by the "
-        "provider, failed, or not measured."
+        "provider, failed, or not measured. Click a figure in a cell for that case's row, "
+        "samples and curve."
     )
 
 
@@ -379,7 +383,7 @@ def all_results(r: RunResults) -> str:
                 format_rate(c.bytes_per_s),
                 format_ops(c.ops_per_s),
                 num(c.cycles_per_byte, ".2f"),
-                str(s.n) if s else "-",
+                _samples_cell(c),
                 status + (f": {c.reason}" if c.reason else ""),
             )
         )
@@ -400,13 +404,38 @@ def all_results(r: RunResults) -> str:
             "status",
         ],
         rows,
-        numeric={4, 7, 8, 9, 10, 11},
+        numeric={4, 7, 8, 9, 10},
+        row_ids=[case_anchor(c) for c in r.cases],
+        markup={11},
+        collapse=False,
     )
     return f"<details><summary>{len(rows)} cases</summary>{table}</details>" + how(
         "Median, quartiles (linear interpolation), MAD (median absolute deviation, unscaled) and "
         "the bootstrap 95% CI of the median (2000 resamples, fixed seed) over each case's "
         "per-operation samples. Formulas: docs/methodology.md in the cryptobench repository."
     )
+
+
+def case_anchor(c: CaseResult) -> str:
+    return anchor("case", c.label, c.algorithm_label, c.operation, c.size)
+
+
+def curve_anchor(algorithm: str, operation: str) -> str:
+    return anchor("curve", algorithm, operation)
+
+
+def _samples_cell(c: CaseResult) -> str:
+    """The sample count, unfolding to every per-operation time, and a link to the case's curve."""
+    s = c.summary
+    if not s:
+        return "-"
+    times = ", ".join(format_ns(t) for t in c.ns)
+    curve = (
+        f' · <a href="#{curve_anchor(c.algorithm, c.operation)}">curve</a>'
+        if c.symmetric and c.size > 0
+        else ""
+    )
+    return f"<details><summary>{s.n}</summary>{escape(times)}</details>{curve}"
 
 
 def _operations(r: RunResults, algorithm: str) -> list[str]:
