@@ -14,6 +14,7 @@ from cryptobench import __version__, store
 from cryptobench.commands import (
     calibrate,
     compare,
+    importing,
     listing,
     output,
     recommend,
@@ -36,6 +37,7 @@ COMMAND_GROUPS = (
     recommend,
     scenario,
     reproduce,
+    importing,
 )
 
 
