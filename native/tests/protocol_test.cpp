@@ -210,5 +210,41 @@ TEST(Runner, RunProducesResultsWithSamplesAndSummary) {
   EXPECT_EQ(done["cases"], 2);
 }
 
+TEST(Runner, ResultsRecordTheLayoutTheTimedCheckAndTheCaseMemory) {
+  Output o = run_runner(
+      "run --no-pin",
+      R"({"defaults":{"samples":2,"target_sample_ms":0.2,"warmup_ms":1,"provider":"openssl",)"
+      R"("operation":"encrypt","algorithm":"aes-128-ctr","size":4096},)"
+      R"("cases":[{"id":"in"},{"id":"out","inplace":false}]})");
+  EXPECT_EQ(o.status, 0) << o.out;
+  std::istringstream lines(o.out);
+  std::map<std::string, json> results;
+  for (std::string line; std::getline(lines, line);) {
+    json m = json::parse(line);
+    if (m["type"] == "result") results[m["id"]] = m;
+  }
+  ASSERT_EQ(results.size(), 2u);
+  const json& in = results["in"];
+  ASSERT_EQ(in["status"], "ok") << in.dump();
+  EXPECT_EQ(in["inplace"], true);
+  EXPECT_EQ(in["layout"]["inplace"], true);
+  EXPECT_EQ(in["layout"]["distance"], 0);
+  EXPECT_EQ(results["out"]["layout"]["inplace"], false);
+  EXPECT_EQ(results["out"]["layout"]["distance"].get<uint64_t>() % 4096, 2048u);
+  EXPECT_EQ(in["gate"]["timed"], "output equals the gated instance's; canaries intact");
+  for (const char* k : {"mmaps_per_op", "minor_faults_per_op", "rss_before_kb", "rss_peak_kb"})
+    EXPECT_TRUE(in["heap"].contains(k)) << k;
+  EXPECT_GT(in["clock"]["ghz_open"].get<double>(), 0);
+}
+
+TEST(Spec, InplaceIsABoolean) {
+  json c = good_case();
+  c["inplace"] = false;
+  EXPECT_FALSE(parse_spec(json::array({c}))[0].inplace);
+  EXPECT_TRUE(parse_spec(json::array({good_case()}))[0].inplace);
+  c["inplace"] = "no";
+  EXPECT_EQ(spec_error(json::array({c})), "cases[0].inplace: must be true or false");
+}
+
 }  // namespace
 }  // namespace cb

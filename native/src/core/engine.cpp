@@ -201,6 +201,27 @@ void OpenCase::open() {
     expected_ = plaintext, ref_len_ = plaintext.size(), deterministic_ = true;
   else
     compute_reference(*provider, params, op, input);
+  if (inplace) {
+    // Some APIs cannot work in place (wolfSSL's XChaCha20-Poly1305 authenticates the output
+    // buffer after decrypting into it): such a case is measured out of place, and says so.
+    std::string why;
+    try {
+      auto trial = provider->prepare(spec_.algorithm, op, params);
+      Bytes buf = input;
+      buf.resize(input.size() + info->tag_len + kSlack);
+      const size_t n = trial->run(buf.data(), input.size(), buf.data());
+      if (n != expected_.size() || !std::equal(expected_.begin(), expected_.end(), buf.begin()))
+        why = "gives a different output in place";
+    } catch (const std::exception& e) {
+      why = std::string("fails in place (") + e.what() + ")";
+    }
+    if (!why.empty()) {
+      inplace = false;
+      alternate_tags_ = false;
+      layout_.note = spec_.provider + " " + spec_.operation + " " + spec_.algorithm + " " + why +
+                     ": measured out of place";
+    }
+  }
   allocate_buffers(input, kSlack, inplace);
   measure_heap_and_calibrate(*provider, params, op);
 }
