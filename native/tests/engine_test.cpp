@@ -14,6 +14,7 @@
 #include "cryptobench/machine.hpp"
 #include "cryptobench/protocol.hpp"
 #include "cryptobench/stats.hpp"
+#include "cryptobench/vectors.hpp"
 
 namespace cb {
 namespace {
@@ -397,6 +398,24 @@ TEST(Heap, SodiumArgon2idMemoryIsCountedThroughItsMmap) {
   EXPECT_GE(c.heap().mmap_bytes_per_op, 8192.0 * 1024);
   EXPECT_GT(c.heap().minor_faults_per_op, 1000) << "MAP_POPULATE of 2048 pages";
   EXPECT_GE(c.heap().rss_peak_kb - c.heap().rss_before_kb, 8000);
+}
+
+// ---- one policy for peer keys: validated once, in prepare ---------------------------------------
+
+// Every adapter whose API separates validation from agreement rejects an invalid peer key when
+// the operation is prepared, so the timed run() does not validate again.
+TEST(PeerKeys, AnInvalidFfdhPeerIsRejectedInPrepare) {
+  for (const char* name : {"cryptopp", "openssl"}) {
+    Provider* p = peek_provider(name) ? get_provider(name) : nullptr;
+    if (!p) continue;
+    Params params;
+    params.keypair = test_key("ffdhe2048");
+    Bytes y = test_key("ffdhe2048-peer").at("y");
+    y.assign(y.size(), 0);  // y = 1: g^xy = 1 whatever x is (SP 800-56A requires 1 < y < p - 1)
+    y.back() = 1;
+    params.peer = {{"y", y}};
+    EXPECT_THROW(p->prepare("ffdhe2048", OpKind::Derive, params), Error) << name;
+  }
 }
 
 // ---- machine and the null provider ----------------------------------------------------------
