@@ -415,6 +415,34 @@ def floor_share(case: CaseResult, floor: dict[int, float]) -> float | None:
     return floor[max(at)] / case.median_ns
 
 
+# ---- machine state around a case -----------------------------------------------------------------
+
+# The core clock may move this much between a case's open and its check before a report warns.
+CLOCK_TOLERANCE = 0.02
+
+
+def clock_moved(clock: dict[str, Any] | None) -> float | None:
+    """The relative change of the core clock over a case (a result's `clock`: `ghz_open`,
+    `ghz_close`, from the runner's dependent-add probe), when it exceeds CLOCK_TOLERANCE; None
+    when it stayed within it or was not measured."""
+    if not clock:
+        return None
+    before, after = clock.get("ghz_open") or 0.0, clock.get("ghz_close") or 0.0
+    if before <= 0 or after <= 0:
+        return None
+    change = after / before - 1
+    return change if abs(change) > CLOCK_TOLERANCE else None
+
+
+def cycles_label(machine: dict[str, Any]) -> str:
+    """What the run's cycle figures are, from the machine record: core cycles only where the
+    runner found a readable hardware cycle counter (`pmu_cycles`), else TSC reference cycles.
+    Reports use this instead of claiming that a machine has no counters."""
+    if machine.get("pmu_cycles"):
+        return "core cycles (hardware performance counter)"
+    return "reference cycles (TSC): no hardware cycle counter was readable on this machine"
+
+
 def _num(x: float | None) -> float | None:
     """JSON has no NaN or infinity: those become null."""
     if x is None:

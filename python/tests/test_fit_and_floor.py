@@ -53,3 +53,16 @@ def test_the_null_provider_is_a_floor_not_a_candidate(results):
     rec = recommend.recommend(results, level=0, size=4096, year=2026)
     hashes = [ch for ch in rec.choices if ch.kind == "hash"]
     assert hashes and hashes[0].case.algorithm == "sha256", "null is faster but is no hash"
+
+
+def test_a_clock_that_moves_more_than_two_percent_over_a_case_is_flagged():
+    assert analysis.clock_moved({"ghz_open": 3.0, "ghz_close": 3.03}) is None
+    assert analysis.clock_moved({"ghz_open": 3.0, "ghz_close": 2.7}) == pytest.approx(-0.1)
+    assert analysis.clock_moved({"ghz_open": 0, "ghz_close": 2.7}) is None
+    assert analysis.clock_moved(None) is None
+
+
+def test_cycles_are_called_core_cycles_only_where_the_machine_has_a_counter():
+    assert analysis.cycles_label({"pmu_cycles": True}).startswith("core cycles")
+    assert analysis.cycles_label({"pmu_cycles": False}).startswith("reference cycles")
+    assert analysis.cycles_label({}).startswith("reference cycles")  # older runs
