@@ -239,6 +239,10 @@ TEST(TimedInstance, AnOutputThatGoesWrongAfterTheGateFailsTheCase) {
     EXPECT_EQ(c.status(), CaseStatus::Failed) << op;
     EXPECT_NE(c.reason().find("output differs from the gated instance"), std::string::npos)
         << c.reason();
+    // A caller that asks for one more sample (serve) gets an error, and the reason stays.
+    EXPECT_THROW(c.sample(), std::logic_error);
+    c.fail("library error while sampling: sample() on a case that is not ok");
+    EXPECT_NE(c.reason().find("output differs"), std::string::npos) << c.reason();
   }
   fault_with("default");
 }

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -235,6 +236,33 @@ TEST(Runner, ResultsRecordTheLayoutTheTimedCheckAndTheCaseMemory) {
   for (const char* k : {"mmaps_per_op", "minor_faults_per_op", "rss_before_kb", "rss_peak_kb"})
     EXPECT_TRUE(in["heap"].contains(k)) << k;
   EXPECT_GT(in["clock"]["ghz_open"].get<double>(), 0);
+}
+
+// Through serve, as the coordinator drives it: the gate passes, the timed instance goes wrong
+// after 200 operations, and the result at close says so.
+TEST(Serve, ACaseWhoseTimedInstanceGoesWrongClosesAsFailed) {
+  setenv("CRYPTOBENCH_TEST_PROVIDERS", "1", 1);
+  Output o = run_runner(
+      "serve --no-pin --variant fault=drift",
+      R"({"cmd":"open","case":{"id":"d","provider":"fault","operation":"hash",)"
+      R"("algorithm":"sha256","size":1024,"samples":2,"target_sample_ms":0.2,"warmup_ms":0.2,)"
+      R"("agreement":false}})"
+      "\n"
+      R"({"cmd":"sample","id":"d","count":1})"
+      "\n"
+      R"({"cmd":"close","id":"d"})"
+      "\n");
+  unsetenv("CRYPTOBENCH_TEST_PROVIDERS");
+  std::istringstream lines(o.out);
+  json result;
+  for (std::string line; std::getline(lines, line);)
+    if (json m = json::parse(line); m["type"] == "result") result = m;
+  ASSERT_FALSE(result.is_null()) << o.out;
+  EXPECT_EQ(result["status"], "failed");
+  EXPECT_NE(result["reason"].get<std::string>().find("check of the timed instance"),
+            std::string::npos)
+      << result.dump();
+  EXPECT_EQ(result["gate"]["timed"], "failed");
 }
 
 TEST(Spec, InplaceIsABoolean) {

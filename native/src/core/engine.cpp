@@ -448,8 +448,10 @@ void OpenCase::check_timed_instance() {
 }
 
 void OpenCase::fail(const std::string& reason) {
+  // The first reason is the one to report: a caller asking a failed case for more samples must
+  // not replace "the timed instance's output differs" by "sample() on a case that is not ok".
+  if (status_ != CaseStatus::Failed || reason_.empty()) reason_ = reason;
   status_ = CaseStatus::Failed;
-  reason_ = reason;
   samples_.clear();
   op_.reset();
 }
