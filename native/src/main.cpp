@@ -187,7 +187,12 @@ int main(int argc, char** argv) {
     reexec_if_needed(select_variants(o), argv);
     unsetenv("CRYPTOBENCH_REEXEC");
     if (!o.vectors.empty()) cb::set_vectors_dir(o.vectors);
-    if (o.command == "list") return cb::command_list(std::cout);
+    if (o.command == "list") {
+      // Pinned like a runner, so the machine record's frequency state (governor, boost) is that
+      // of the CPU runners measure on, not of whichever CPU `list` happened to start on.
+      pin(o);
+      return cb::command_list(std::cout);
+    }
     if (o.command == "check") {
       std::vector<std::string> providers = o.providers;
       if (providers.empty()) providers = cb::provider_names();

@@ -1,17 +1,25 @@
 #include "cryptobench/engine.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mman.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <new>
 
 #include "../src/testing/fault_provider.hpp"
 #include "cryptobench/heap.hpp"
+#include "cryptobench/machine.hpp"
+#include "cryptobench/protocol.hpp"
 #include "cryptobench/stats.hpp"
+#include "cryptobench/vectors.hpp"
 
 namespace cb {
 namespace {
+
+using nlohmann::json;
 
 // A clock that only moves when the measured body says so.
 class FakeClock : public Clock {
@@ -187,6 +195,253 @@ TEST(Gate, RefusesACorruptedOutput) {
   spec.algorithm = "aes-256-gcm";
   OpenCase d(spec);
   EXPECT_EQ(d.status(), CaseStatus::Failed) << "a flipped plaintext byte must fail the gate";
+}
+
+// ---- the timed instance, buffer layout, re-warm ------------------------------------------------
+
+CaseSpec quick_case(const std::string& provider, const std::string& op, const std::string& alg,
+                    uint64_t size) {
+  CaseSpec spec;
+  spec.id = provider + "-" + op + "-" + alg;
+  spec.provider = provider;
+  spec.operation = op;
+  spec.algorithm = alg;
+  spec.size = size;
+  spec.samples = 3;
+  spec.warmup_ms = 0.2;
+  spec.target_sample_ms = 0.2;
+  spec.heap_iterations = 1;
+  spec.agreement = false;
+  return spec;
+}
+
+Provider* fault_with(const std::string& variant) {
+  testing::register_fault_provider();
+  Provider* p = get_provider("fault");
+  // The registry initialises a provider once; the fault provider keeps its variant in init().
+  p->init(variant);
+  return p;
+}
+
+void sample_all(OpenCase& c) {
+  while (c.status() == CaseStatus::Ok && c.samples().size() < c.spec().samples) c.sample();
+}
+
+TEST(TimedInstance, AnOutputThatGoesWrongAfterTheGateFailsTheCase) {
+  fault_with("drift");
+  // Decryption out of place: in place, the flipped byte would break the next run's tag check.
+  for (const char* op : {"encrypt", "decrypt"}) {
+    CaseSpec spec = quick_case("fault", op, "aes-256-gcm", 1024);
+    spec.inplace = std::string(op) == "encrypt";
+    OpenCase c(spec);
+    ASSERT_EQ(c.status(), CaseStatus::Ok) << "the gate sees only the first runs: " << c.reason();
+    sample_all(c);
+    EXPECT_EQ(c.status(), CaseStatus::Failed) << op;
+    EXPECT_NE(c.reason().find("output differs from the gated instance"), std::string::npos)
+        << c.reason();
+    // A caller that asks for one more sample (serve) gets an error, and the reason stays.
+    EXPECT_THROW(c.sample(), std::logic_error);
+    c.fail("library error while sampling: sample() on a case that is not ok");
+    EXPECT_NE(c.reason().find("output differs"), std::string::npos) << c.reason();
+  }
+  fault_with("default");
+}
+
+TEST(TimedInstance, AWritePastTheOutputFailsTheCase) {
+  fault_with("overflow");
+  OpenCase c(quick_case("fault", "hash", "sha256", 4096));
+  ASSERT_EQ(c.status(), CaseStatus::Ok) << c.reason();
+  sample_all(c);
+  EXPECT_EQ(c.status(), CaseStatus::Failed);
+  EXPECT_NE(c.reason().find("wrote past its 32-byte output"), std::string::npos) << c.reason();
+  fault_with("default");
+}
+
+TEST(TimedInstance, ACorrectCaseReportsWhatWasChecked) {
+  OpenCase c(quick_case("openssl", "hash", "sha256", 1000));
+  sample_all(c);
+  ASSERT_EQ(c.status(), CaseStatus::Ok) << c.reason();
+  EXPECT_EQ(c.timed_check(), "output equals the gated instance's; canaries intact");
+}
+
+TEST(Layout, CiphersRunInPlaceByDefaultAndOutOfPlaceAtAFixedDistance) {
+  fault_with("default");
+  CaseSpec spec = quick_case("fault", "encrypt", "aes-256-gcm", 16384);
+  spec.align_offset = 3;
+  OpenCase in(spec);
+  ASSERT_EQ(in.status(), CaseStatus::Ok) << in.reason();
+  auto [i1, o1] = testing::last_buffers();
+  EXPECT_EQ(i1, o1) << "in place: one buffer is input and output";
+  EXPECT_TRUE(in.layout().inplace);
+  EXPECT_EQ(in.layout().in_page_offset, 3u);
+
+  spec.inplace = false;
+  OpenCase out(spec);
+  ASSERT_EQ(out.status(), CaseStatus::Ok) << out.reason();
+  auto [i2, o2] = testing::last_buffers();
+  EXPECT_FALSE(out.layout().inplace);
+  EXPECT_EQ(static_cast<uint64_t>(o2 - i2), out.layout().distance);
+  EXPECT_EQ(out.layout().distance % 4096, 2048u) << "never the same offset in a 4 KiB page";
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(i2) % 4096, 3u);
+}
+
+TEST(Layout, HashesAndPublicKeyInputsAreNeverOverwritten) {
+  fault_with("default");
+  OpenCase c(quick_case("fault", "hash", "sha256", 256));
+  ASSERT_EQ(c.status(), CaseStatus::Ok) << c.reason();
+  auto [i, o] = testing::last_buffers();
+  EXPECT_NE(i, o);
+  EXPECT_FALSE(c.layout().inplace);
+}
+
+// Every adapter's ciphers and AEADs, encrypting and decrypting in place: the check after the
+// last sample compares the in-place output with the gated fresh instance's.
+TEST(Layout, EveryAdapterEncryptsAndDecryptsCorrectlyInPlace) {
+  int checked = 0, out_of_place = 0;
+  for (const auto& name : provider_names()) {
+    Provider* p = get_provider(name);
+    if (!is_reference_provider(name) || p->baseline() || !unusable_reason(name).empty()) continue;
+    for (const auto& alg : p->algorithms()) {
+      const AlgorithmInfo* info = find_algorithm(alg);
+      if (!info || (info->kind != Kind::Cipher && info->kind != Kind::Aead)) continue;
+      for (const char* op : {"encrypt", "decrypt"}) {
+        CaseSpec spec = quick_case(name, op, alg, 4096);
+        spec.samples = 1;
+        spec.target_sample_ms = 0.05;
+        spec.warmup_ms = 0;
+        OpenCase c(spec);
+        if (c.status() == CaseStatus::Unsupported) continue;
+        sample_all(c);
+        EXPECT_EQ(c.status(), CaseStatus::Ok)
+            << name << " " << op << " " << alg << ": " << c.reason();
+        if (!c.layout().inplace) {
+          std::cout << c.layout().note << "\n";
+          ++out_of_place;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 20);
+  EXPECT_LE(out_of_place, 2) << "only APIs that cannot work in place fall back";
+}
+
+TEST(Rewarm, ASampleRequestAfterAGapRunsUntimedOperationsFirst) {
+  SteppingClock clock;
+  CaseSpec spec = quick_case("openssl", "hash", "sha256", 64);
+  spec.warmup_ms = 0;
+  spec.target_sample_ms = 0.004;  // 4 iterations on this clock
+  OpenCase c(spec, clock);
+  ASSERT_EQ(c.status(), CaseStatus::Ok) << c.reason();
+  c.sample();
+  c.sample();
+  EXPECT_EQ(c.rewarms(), 0u) << "back-to-back samples are one visit";
+  clock.ns += 10000000;  // another process had the CPU for 10 ms
+  c.sample();
+  EXPECT_EQ(c.rewarms(), 1u);
+}
+
+TEST(Rewarm, KeyGenerationWarmsUpForWarmupMsNotForOneKey) {
+  fault_with("default");
+  SteppingClock clock;  // every clock read advances 1 us
+  CaseSpec spec = quick_case("fault", "keygen", "x25519", 0);
+  spec.warmup_ms = 0.02;  // 20 us
+  const uint64_t before = testing::keygen_calls();
+  OpenCase c(spec, clock);
+  ASSERT_EQ(c.status(), CaseStatus::Ok) << c.reason();
+  // The gate generates a few keys itself; the warm-up alone is about 20.
+  EXPECT_GE(testing::keygen_calls() - before, 15u);
+}
+
+// ---- memory -------------------------------------------------------------------------------------
+
+TEST(Heap, PeakIsTheRiseAboveTheLowestPointNotAboveTheStart) {
+  void* old = g_malloc(100000);
+  heap::start();
+  g_free(old);                 // a block from before counting: live goes negative
+  void* p = g_malloc(100000);  // the same size again: live is back at 0
+  const heap::Counters c = heap::stop();
+  g_free(p);
+  EXPECT_GE(c.peak_live, 100000) << "a context freed and re-allocated still occupies memory";
+}
+
+TEST(Heap, CountsAnonymousMappings) {
+  heap::start();
+  const size_t len = 3 << 20;
+  void* m = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  ASSERT_EQ(munmap(m, len), 0);
+  const heap::Counters c = heap::stop();
+  EXPECT_EQ(c.mmaps, 1u);
+  EXPECT_EQ(c.munmaps, 1u);
+  EXPECT_EQ(c.mmap_bytes, len);
+  EXPECT_GE(c.peak_live, static_cast<int64_t>(len));
+  EXPECT_EQ(c.live, 0);
+}
+
+TEST(Heap, ResidentPeakResetsPerCase) {
+  const size_t len = 32 << 20;
+  auto* m = static_cast<uint8_t*>(
+      mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(m, MAP_FAILED);
+  std::memset(m, 1, len);
+  munmap(m, len);
+  const int64_t lifetime_peak = heap::rss_peak_kb();
+  ASSERT_TRUE(heap::reset_rss_peak());
+  EXPECT_LT(heap::rss_peak_kb(), lifetime_peak - 16 * 1024) << "32 MiB were released";
+}
+
+TEST(Heap, SodiumArgon2idMemoryIsCountedThroughItsMmap) {
+  if (!peek_provider("sodium")) GTEST_SKIP() << "libsodium not compiled in";
+  CaseSpec spec = quick_case("sodium", "derive", "argon2id", 16);
+  spec.cost = {{"t", 1}, {"m", 8192}, {"p", 1}};
+  spec.samples = 1;
+  OpenCase c(spec);
+  ASSERT_EQ(c.status(), CaseStatus::Ok) << c.reason();
+  EXPECT_GE(c.heap().peak_live_bytes, 8192 * 1024) << "8 MiB of Argon2 memory";
+  EXPECT_GE(c.heap().mmap_bytes_per_op, 8192.0 * 1024);
+  EXPECT_GT(c.heap().minor_faults_per_op, 1000) << "MAP_POPULATE of 2048 pages";
+  EXPECT_GE(c.heap().rss_peak_kb - c.heap().rss_before_kb, 8000);
+}
+
+// ---- one policy for peer keys: validated once, in prepare ---------------------------------------
+
+// Every adapter whose API separates validation from agreement rejects an invalid peer key when
+// the operation is prepared, so the timed run() does not validate again.
+TEST(PeerKeys, AnInvalidFfdhPeerIsRejectedInPrepare) {
+  for (const char* name : {"cryptopp", "openssl"}) {
+    Provider* p = peek_provider(name) ? get_provider(name) : nullptr;
+    if (!p) continue;
+    Params params;
+    params.keypair = test_key("ffdhe2048");
+    Bytes y = test_key("ffdhe2048-peer").at("y");
+    y.assign(y.size(), 0);  // y = 1: g^xy = 1 whatever x is (SP 800-56A requires 1 < y < p - 1)
+    y.back() = 1;
+    params.peer = {{"y", y}};
+    EXPECT_THROW(p->prepare("ffdhe2048", OpKind::Derive, params), Error) << name;
+  }
+}
+
+// ---- machine and the null provider ----------------------------------------------------------
+
+TEST(Machine, FrequencyStateIsThatOfTheCpuWeRunOn) {
+  const json m = machine_record();
+  EXPECT_EQ(m["cpu_state"]["cpu"], sched_getcpu());
+  EXPECT_EQ(m["governor"], m["cpu_state"]["governor"]);
+  EXPECT_TRUE(m["boost"].is_null() || m["cpu_state"].contains("boost"));
+  EXPECT_EQ(m["pmu_cycles"].get<bool>(), has_core_cycles());
+  EXPECT_GT(core_ghz(), 0.05) << "an add chain runs at some clock";
+}
+
+TEST(NullProvider, IsABaselineThatPassesTheGate) {
+  ASSERT_NE(peek_provider("null"), nullptr);
+  EXPECT_TRUE(get_provider("null")->baseline());
+  OpenCase c(quick_case("null", "hash", "null", 16));
+  sample_all(c);
+  ASSERT_EQ(c.status(), CaseStatus::Ok) << c.reason();
+  const json caps = capabilities();
+  for (const auto& p : caps["providers"])
+    EXPECT_EQ(p.value("baseline", false), p["name"] == "null") << p["name"];
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -208,6 +209,69 @@ TEST(Runner, RunProducesResultsWithSamplesAndSummary) {
   EXPECT_EQ(results["b"]["status"], "unsupported");
   EXPECT_FALSE(results["b"].contains("samples"));
   EXPECT_EQ(done["cases"], 2);
+}
+
+TEST(Runner, ResultsRecordTheLayoutTheTimedCheckAndTheCaseMemory) {
+  Output o = run_runner(
+      "run --no-pin",
+      R"({"defaults":{"samples":2,"target_sample_ms":0.2,"warmup_ms":1,"provider":"openssl",)"
+      R"("operation":"encrypt","algorithm":"aes-128-ctr","size":4096},)"
+      R"("cases":[{"id":"in"},{"id":"out","inplace":false}]})");
+  EXPECT_EQ(o.status, 0) << o.out;
+  std::istringstream lines(o.out);
+  std::map<std::string, json> results;
+  for (std::string line; std::getline(lines, line);) {
+    json m = json::parse(line);
+    if (m["type"] == "result") results[m["id"]] = m;
+  }
+  ASSERT_EQ(results.size(), 2u);
+  const json& in = results["in"];
+  ASSERT_EQ(in["status"], "ok") << in.dump();
+  EXPECT_EQ(in["inplace"], true);
+  EXPECT_EQ(in["layout"]["inplace"], true);
+  EXPECT_EQ(in["layout"]["distance"], 0);
+  EXPECT_EQ(results["out"]["layout"]["inplace"], false);
+  EXPECT_EQ(results["out"]["layout"]["distance"].get<uint64_t>() % 4096, 2048u);
+  EXPECT_EQ(in["gate"]["timed"], "output equals the gated instance's; canaries intact");
+  for (const char* k : {"mmaps_per_op", "minor_faults_per_op", "rss_before_kb", "rss_peak_kb"})
+    EXPECT_TRUE(in["heap"].contains(k)) << k;
+  EXPECT_GT(in["clock"]["ghz_open"].get<double>(), 0);
+}
+
+// Through serve, as the coordinator drives it: the gate passes, the timed instance goes wrong
+// after 200 operations, and the result at close says so.
+TEST(Serve, ACaseWhoseTimedInstanceGoesWrongClosesAsFailed) {
+  setenv("CRYPTOBENCH_TEST_PROVIDERS", "1", 1);
+  Output o = run_runner(
+      "serve --no-pin --variant fault=drift",
+      R"({"cmd":"open","case":{"id":"d","provider":"fault","operation":"hash",)"
+      R"("algorithm":"sha256","size":1024,"samples":2,"target_sample_ms":0.2,"warmup_ms":0.2,)"
+      R"("agreement":false}})"
+      "\n"
+      R"({"cmd":"sample","id":"d","count":1})"
+      "\n"
+      R"({"cmd":"close","id":"d"})"
+      "\n");
+  unsetenv("CRYPTOBENCH_TEST_PROVIDERS");
+  std::istringstream lines(o.out);
+  json result;
+  for (std::string line; std::getline(lines, line);)
+    if (json m = json::parse(line); m["type"] == "result") result = m;
+  ASSERT_FALSE(result.is_null()) << o.out;
+  EXPECT_EQ(result["status"], "failed");
+  EXPECT_NE(result["reason"].get<std::string>().find("check of the timed instance"),
+            std::string::npos)
+      << result.dump();
+  EXPECT_EQ(result["gate"]["timed"], "failed");
+}
+
+TEST(Spec, InplaceIsABoolean) {
+  json c = good_case();
+  c["inplace"] = false;
+  EXPECT_FALSE(parse_spec(json::array({c}))[0].inplace);
+  EXPECT_TRUE(parse_spec(json::array({good_case()}))[0].inplace);
+  c["inplace"] = "no";
+  EXPECT_EQ(spec_error(json::array({c})), "cases[0].inplace: must be true or false");
 }
 
 }  // namespace

@@ -203,6 +203,22 @@ class OverheadFit:
         return self.fit.slope * self.tsc_hz / 1e9 if self.tsc_hz else None
 
     @property
+    def overhead_figure(self) -> float | None:
+        """The per-call overhead to print, or None when the fit puts it below zero: a negative
+        overhead is an artefact of noise or of a per-byte cost that is not constant, never a
+        figure. Print `overhead_text` instead of a number then."""
+        return self.fit.intercept if self.fit.intercept > 0 else None
+
+    @property
+    def overhead_text(self) -> str:
+        """a with its 95% interval, e.g. "41.2 [38.0, 44.9]", or "< resolution" when a ≤ 0."""
+        lo, hi = self.fit.intercept_ci
+        ci = f" [{max(lo, 0.0):.1f}, {hi:.1f}]" if math.isfinite(lo) and math.isfinite(hi) else ""
+        if self.overhead_figure is None:
+            return "below resolution" + (f" (95% CI up to {hi:.1f})" if math.isfinite(hi) else "")
+        return f"{self.fit.intercept:.1f}{ci}"
+
+    @property
     def half_size(self) -> float | None:
         """The size at which the per-call overhead equals the per-byte cost: a/b."""
         if self.fit.slope <= 0 or self.fit.intercept <= 0:
@@ -220,10 +236,12 @@ class OverheadFit:
             "align_offset": self.align_offset,
             "aad_bytes": self.aad_bytes,
             "sizes": self.sizes,
-            "overhead_ns": _num(self.overhead_ns),
+            "overhead_ns": _num(self.overhead_figure),
             "overhead_se_ns": _num(self.fit.intercept_se),
+            "overhead_ci_ns": [_num(v) for v in self.fit.intercept_ci],
             "ns_per_byte": _num(self.ns_per_byte),
             "ns_per_byte_se": _num(self.fit.slope_se),
+            "ns_per_byte_ci": [_num(v) for v in self.fit.slope_ci],
             "cycles_per_byte": _num(self.cycles_per_byte),
             "half_size_bytes": _num(self.half_size),
             "r2": _num(self.fit.r2),
@@ -326,6 +344,17 @@ def _case_result(c: dict[str, Any]) -> CaseResult:
 # A fit needs this many sizes: with two, the line passes through both points and says nothing
 # about how well a line describes the data.
 MIN_FIT_SIZES = 3
+# The fit takes only sizes where t(n) = a + b·n can hold (as libgcrypt's bench-slope does, which
+# fits 16–4112 B in 64 B steps): whole multiples of 64 B, so no hash or cipher block is partly
+# filled, and at most 16 KiB, so input and output stay in the L1/L2 caches. Larger sizes add
+# cache and memory effects the line has no term for; their cycles per byte are shown apart.
+FIT_BLOCK = 64
+FIT_MAX_SIZE = 16384
+
+
+def fit_sizes(sizes: list[int]) -> list[int]:
+    """The sizes of a sweep the overhead fit uses."""
+    return [n for n in sizes if n > 0 and n % FIT_BLOCK == 0 and n <= FIT_MAX_SIZE]
 
 
 def overhead_fits(cases: list[CaseResult], tsc_hz: float | None) -> list[OverheadFit]:
@@ -335,20 +364,83 @@ def overhead_fits(cases: list[CaseResult], tsc_hz: float | None) -> list[Overhea
             groups.setdefault(c.group_key(), []).append(c)
     fits = []
     for key, members in groups.items():
-        members.sort(key=lambda c: c.size)
-        if len({c.size for c in members}) < MIN_FIT_SIZES:
+        if is_baseline(members[0]):
             continue
-        fit = stats.fit_overhead([c.size for c in members], [c.median_ns for c in members])
+        members.sort(key=lambda c: c.size)
+        usable = set(fit_sizes([c.size for c in members]))
+        fitted = [c for c in members if c.size in usable]
+        if len({c.size for c in fitted}) < MIN_FIT_SIZES:
+            continue
+        fit = stats.fit_overhead([c.size for c in fitted], [c.ns for c in fitted])
         fits.append(
             OverheadFit(
                 *key[:7],  # all but the cost: symmetric cases have none
-                sizes=[c.size for c in members],
+                sizes=[c.size for c in fitted],
                 fit=fit,
                 tsc_hz=tsc_hz,
                 largest_cycles_per_byte=members[-1].cycles_per_byte,
             )
         )
     return fits
+
+
+# ---- the harness floor ---------------------------------------------------------------------------
+
+# The built-in provider that measures the harness alone (native/src/providers/null.cpp). Its cases
+# are a baseline: shown next to the smallest messages' figures, never ranked or recommended.
+BASELINE_PROVIDER = "null"
+
+
+def is_baseline(case: CaseResult) -> bool:
+    return case.provider == BASELINE_PROVIDER
+
+
+def harness_floor(cases: list[CaseResult]) -> dict[int, float]:
+    """Median ns per operation of the null provider, by message size: what the harness itself
+    costs per call (virtual call, loop, buffer touch). Empty when the run has no null case."""
+    return {
+        c.size: c.median_ns
+        for c in sorted(cases, key=lambda c: c.size)
+        if is_baseline(c) and c.status == "ok" and c.summary
+    }
+
+
+def floor_share(case: CaseResult, floor: dict[int, float]) -> float | None:
+    """The share of a case's median time that is harness floor (floor at the nearest measured
+    size at or below the case's size), e.g. 0.04 for a 16-byte AEAD at 45 ns over a 1.8 ns
+    floor; None without a floor or a summary."""
+    if not floor or not case.summary or case.median_ns <= 0 or is_baseline(case):
+        return None
+    at = [n for n in floor if n <= case.size] or [min(floor)]
+    return floor[max(at)] / case.median_ns
+
+
+# ---- machine state around a case -----------------------------------------------------------------
+
+# The core clock may move this much between a case's open and its check before a report warns.
+CLOCK_TOLERANCE = 0.02
+
+
+def clock_moved(clock: dict[str, Any] | None) -> float | None:
+    """The relative change of the core clock over a case (a result's `clock`: `ghz_open`,
+    `ghz_close`, from the runner's dependent-add probe), when it exceeds CLOCK_TOLERANCE; None
+    when it stayed within it or was not measured."""
+    if not clock:
+        return None
+    before, after = clock.get("ghz_open") or 0.0, clock.get("ghz_close") or 0.0
+    if before <= 0 or after <= 0:
+        return None
+    change = after / before - 1
+    return change if abs(change) > CLOCK_TOLERANCE else None
+
+
+def cycles_label(machine: dict[str, Any]) -> str:
+    """What the run's cycle figures are, from the machine record: core cycles only where the
+    runner found a readable hardware cycle counter (`pmu_cycles`), else TSC reference cycles.
+    Reports use this instead of claiming that a machine has no counters."""
+    if machine.get("pmu_cycles"):
+        return "core cycles (hardware performance counter)"
+    return "reference cycles (TSC): no hardware cycle counter was readable on this machine"
 
 
 def _num(x: float | None) -> float | None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cryptobench import security
-from cryptobench.analysis import CaseResult, RunResults
+from cryptobench.analysis import CaseResult, RunResults, is_baseline
 from cryptobench.errors import UserError
 from cryptobench.noise import DEFAULT_NOISE
 from cryptobench.plan import format_cost
@@ -79,8 +79,9 @@ def recommend(
     levels = security.levels()
     rec = Recommendation(results, level, year, size)
     # What a user can deploy: a library's own configuration, not a variant with acceleration
-    # switched off (a noise win of `botan/noaesni` is no recommendation), and no baseline.
-    ok = [c for c in results.ok_cases() if c.variant == "default" and c.provider != "null"]
+    # switched off (a noise win of `botan/noaesni` is no recommendation); never the null
+    # provider, which measures the harness, not a library.
+    ok = [c for c in results.ok_cases() if c.variant == "default" and not is_baseline(c)]
     for name, kind, operation in KINDS:
         measured = [c for c in ok if c.operation == operation and (kind is None or c.kind == kind)]
         if kind == "kdf":

@@ -115,7 +115,8 @@ def summarize(values: Sequence[float]) -> Summary | None:
 
 @dataclass(frozen=True)
 class LineFit:
-    """y = intercept + slope · x, with standard errors (nan when there are too few points)."""
+    """y = intercept + slope · x, with standard errors (nan when there are too few points) and,
+    for the overhead fit, bootstrap 95% intervals."""
 
     intercept: float
     slope: float
@@ -123,6 +124,8 @@ class LineFit:
     slope_se: float
     r2: float
     n: int
+    intercept_ci: tuple[float, float] = (math.nan, math.nan)
+    slope_ci: tuple[float, float] = (math.nan, math.nan)
 
 
 def fit_line(
@@ -154,15 +157,71 @@ def fit_line(
     return LineFit(float(intercept), float(slope), intercept_se, slope_se, float(r2), int(xs.size))
 
 
-def fit_overhead(sizes: Sequence[float], times_ns: Sequence[float]) -> LineFit:
+def theil_sen(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+    """Theil–Sen line (intercept, slope): the slope is the median of the slopes between every
+    pair of points with distinct x, the intercept the median of yᵢ − slope·xᵢ. One wild point
+    moves neither, unlike least squares."""
+    a, b = _theil_sen_rows(np.asarray(x, dtype=float), np.asarray(y, dtype=float)[None, :])
+    return float(a[0]), float(b[0])
+
+
+def _theil_sen_rows(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Theil–Sen for every row of `ys` (shape R × len(xs)) at once."""
+    i, j = np.triu_indices(xs.size, k=1)
+    dx = xs[j] - xs[i]
+    keep = dx != 0
+    if not keep.any():
+        raise ValueError("a line needs at least two distinct x values")
+    slopes = np.median((ys[:, j[keep]] - ys[:, i[keep]]) / dx[keep], axis=1)
+    intercepts = np.median(ys - slopes[:, None] * xs, axis=1)
+    return intercepts, slopes
+
+
+OVERHEAD_BOOTSTRAP = 1000
+
+
+def fit_overhead(
+    sizes: Sequence[float],
+    samples_ns: Sequence[Sequence[float]],
+    resamples: int = OVERHEAD_BOOTSTRAP,
+    seed: int = 0,
+) -> LineFit:
     """t(n) = a + b·n over a size sweep: a = per-call overhead (ns), b = per-byte cost (ns/byte).
 
-    Least squares weighted by 1/t²: timing noise grows with the time measured, so unweighted
-    least squares would let the largest sizes' noise swamp the overhead a. With these weights
-    every point counts by its relative error.
+    `samples_ns[k]` are the per-operation times measured at `sizes[k]`. The line is the
+    Theil–Sen line through the per-size medians. Its errors come from a bootstrap: each size's
+    samples are resampled with replacement, the medians and the line recomputed, `resamples`
+    times with a fixed seed; the standard errors are the bootstrap standard deviations and the
+    intervals the 2.5th and 97.5th percentiles. R² is that of the line on the medians.
+    Callers choose the sizes: analysis.overhead_fits takes cache-resident, block-multiple ones.
     """
-    t = np.asarray(times_ns, dtype=float)
-    return fit_line(sizes, t, weights=1.0 / t**2)
+    xs = np.asarray(sizes, dtype=float)
+    groups = [np.asarray(s, dtype=float) for s in samples_ns]
+    if len(groups) != xs.size or any(g.size == 0 for g in groups):
+        raise ValueError("every size needs at least one sample")
+    medians = np.array([np.median(g) for g in groups])
+    intercept, slope = theil_sen(xs, medians)
+    rng = np.random.default_rng(seed)
+    boot_medians = np.column_stack(
+        [np.median(g[rng.integers(0, g.size, (resamples, g.size))], axis=1) for g in groups]
+    )
+    boot_a, boot_b = _theil_sen_rows(xs, boot_medians)
+    boot = np.column_stack([boot_a, boot_b])
+    residuals = medians - intercept - slope * xs
+    ss_tot = ((medians - medians.mean()) ** 2).sum()
+    r2 = 1 - (residuals**2).sum() / ss_tot if ss_tot > 0 else 1.0
+    a_lo, a_hi = np.percentile(boot[:, 0], [2.5, 97.5])
+    b_lo, b_hi = np.percentile(boot[:, 1], [2.5, 97.5])
+    return LineFit(
+        intercept,
+        slope,
+        float(boot[:, 0].std(ddof=1)),
+        float(boot[:, 1].std(ddof=1)),
+        float(r2),
+        int(xs.size),
+        (float(a_lo), float(a_hi)),
+        (float(b_lo), float(b_hi)),
+    )
 
 
 # ---- comparing two sets of samples ---------------------------------------------------------------

@@ -218,7 +218,7 @@ def sweep(
     algorithm: str,
     overhead: float,
     per_byte: float,
-    sizes=(16, 256, 4096, 65536),
+    sizes=(16, 256, 1024, 4096, 65536),
 ) -> dict:
     """Timings of a size sweep that follows t(n) = overhead + per_byte · n exactly."""
     return {(provider, variant, operation, algorithm, n): overhead + per_byte * n for n in sizes}

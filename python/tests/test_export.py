@@ -44,7 +44,7 @@ def test_json_export(results):
     assert doc["run"]["id"] == results.run.id
     assert doc["machine"]["cpu_model"] == "Test CPU"
     assert {lib["provider"] for lib in doc["libraries"]} == {"alpha", "beta"}
-    assert len(doc["results"]) == 6
+    assert len(doc["results"]) == 7  # a 5-size sweep, beta at 1 KiB, one failure
     for row in doc["results"]:
         assert all(field in row for field in PROMISED)
     ok = next(r for r in doc["results"] if r["provider"] == "alpha" and r["size"] == 4096)
@@ -71,7 +71,7 @@ def test_json_export_with_raw_samples(results):
 
 def test_csv_export(results):
     rows = list(csv.DictReader(io.StringIO(FORMATS["csv"](results, False))))
-    assert len(rows) == 6
+    assert len(rows) == 7
     assert all(field in rows[0] for field in PROMISED)
     bad = next(r for r in rows if r["status"] == "failed")
     assert bad["median_ns"] == "" and bad["unstable"] == ""

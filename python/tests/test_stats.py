@@ -69,16 +69,30 @@ def test_least_squares_recovers_a_known_line():
     assert fit.r2 == pytest.approx(1)
 
 
-def test_overhead_fit_recovers_overhead_and_per_byte_cost_from_noisy_medians():
+def test_overhead_fit_recovers_overhead_and_per_byte_cost_with_intervals_that_cover_them():
     rng = np.random.default_rng(3)
     a, b = 120.0, 0.35  # ns per call, ns per byte
-    sizes = [16 * 4**k for k in range(9)]
-    # 1% multiplicative noise, as timing noise grows with the time measured.
-    t = [(a + b * n) * (1 + rng.normal(0, 0.01)) for n in sizes]
-    fit = stats.fit_overhead(sizes, t)
+    sizes = [64 * k for k in (1, 4, 16, 64, 256)]
+    # 11 samples per size, 1% multiplicative noise (timing noise grows with the time measured).
+    samples = [(a + b * n) * (1 + rng.normal(0, 0.01, 11)) for n in sizes]
+    fit = stats.fit_overhead(sizes, samples)
     assert fit.intercept == pytest.approx(a, rel=0.05)
     assert fit.slope == pytest.approx(b, rel=0.02)
-    assert abs(fit.intercept - a) < 3 * fit.intercept_se + 1e-9
+    assert fit.intercept_ci[0] <= a <= fit.intercept_ci[1]
+    assert fit.slope_ci[0] <= b <= fit.slope_ci[1]
+    assert fit.intercept_se > 0 and fit.slope_se > 0
+    # A fixed seed: the same data give the same intervals.
+    assert stats.fit_overhead(sizes, samples) == fit
+
+
+def test_theil_sen_ignores_one_wild_size_that_least_squares_follows():
+    sizes = [64, 256, 1024, 4096, 16384]
+    t = [50 + 0.25 * n for n in sizes]
+    t[2] *= 3  # one size hit by a preemption in every sample
+    a, b = stats.theil_sen(sizes, t)
+    assert a == pytest.approx(50) and b == pytest.approx(0.25)
+    ls = stats.fit_line(sizes, t)
+    assert abs(ls.intercept - 50) > 100  # the old least-squares fit is pulled far off
 
 
 def test_fit_needs_two_distinct_sizes():

@@ -124,6 +124,9 @@ class Provider {
   // What the library says about its code path: a flat map of strings, e.g.
   // {"hwfeatures": "intel-aesni:intel-pclmul", "ia32cap": "0x...:0x..."}.
   virtual std::map<std::string, std::string> code_path() const = 0;
+  // A baseline (the built-in "null" provider) measures the harness, not a library: it takes no
+  // part in cross-provider agreement or in recommendations.
+  virtual bool baseline() const { return false; }
 };
 
 // For prepare(): the catalogue entry of `algorithm`; throws Unsupported for an unknown name or an

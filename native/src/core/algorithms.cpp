@@ -119,6 +119,8 @@ std::vector<AlgorithmInfo> build() {
   v.push_back(aead("xchacha20-poly1305", 32, 24, "xchacha20-poly1305",
                    "XChaCha20-Poly1305 AEAD, 192-bit nonce (draft-irtf-cfrg-xchacha)"));
 
+  v.push_back(hash("null", 1, "null",
+                   "No cryptography: the harness floor (the built-in null provider's baseline)"));
   v.push_back(hash("md5", 16, "md5", "MD5 (RFC 1321)"));
   v.push_back(hash("sha1", 20, "sha1", "SHA-1 (FIPS 180-4)"));
   v.push_back(hash("sha224", 28, "sha2", "SHA-224 (FIPS 180-4)"));

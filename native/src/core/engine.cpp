@@ -9,6 +9,7 @@
 #include <map>
 
 #include "cryptobench/hexutil.hpp"
+#include "cryptobench/machine.hpp"
 #include "cryptobench/vectors.hpp"
 
 namespace cb {
@@ -31,8 +32,12 @@ class SystemClock : public Clock {
   }
 };
 
-constexpr size_t kAlign = 64;
-constexpr size_t kSlack = 128;  // room for tags, digests and the alignment offset
+constexpr size_t kPage = 4096;
+constexpr size_t kSlack = 128;  // room for tags and digests
+constexpr size_t kCanary = 64;  // bytes checked after the output
+constexpr uint8_t kCanaryByte = 0xA5;
+
+size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 // Key generation, timed: one fresh key pair per call, exported as the adapter returns it.
 class KeygenOperation : public Operation {
@@ -121,10 +126,7 @@ OpenCase::OpenCase(CaseSpec spec, Clock& clock) : spec_(std::move(spec)), clock_
   if (status_ != CaseStatus::Ok) op_.reset();
 }
 
-OpenCase::~OpenCase() {
-  std::free(in_block_);
-  std::free(out_block_);
-}
+OpenCase::~OpenCase() { std::free(block_); }
 
 void OpenCase::open() {
   const AlgorithmInfo* info = find_algorithm(spec_.algorithm);
@@ -167,25 +169,105 @@ void OpenCase::open() {
 
   // The measured input: the plaintext, or for decryption this provider's ciphertext of it.
   Bytes input = plaintext;
+  const bool cipher = info->kind == Kind::Cipher || info->kind == Kind::Aead;
+  bool inplace = spec_.inplace && cipher;
   if (op == OpKind::Decrypt) {
     auto enc = provider->prepare(spec_.algorithm, OpKind::Encrypt, params);
     input.resize(spec_.size + info->tag_len + kSlack);
     input.resize(enc->run(plaintext.data(), plaintext.size(), input.data()));
+    if (inplace && info->kind == Kind::Aead) {
+      // Decrypting in place leaves the plaintext where the ciphertext was, and the next run would
+      // then fail its tag check. For CTR-based AEADs encryption of the ciphertext gives back the
+      // plaintext as ciphertext, with its own tag: the runs alternate between the two texts, and
+      // the tag in front of each run is the one that belongs to the text in the buffer.
+      const size_t n = spec_.size;
+      Bytes again(n + info->tag_len + kSlack);
+      again.resize(enc->run(input.data(), n, again.data()));
+      if (again.size() == input.size() &&
+          std::equal(plaintext.begin(), plaintext.end(), again.begin())) {
+        alternate_tags_ = true;
+        tag_at_ = n;
+        tags_[0].assign(input.begin() + static_cast<std::ptrdiff_t>(n), input.end());
+        tags_[1].assign(again.begin() + static_cast<std::ptrdiff_t>(n), again.end());
+      } else {
+        inplace = false;
+        layout_.note = spec_.algorithm +
+                       " decryption is not an involution, so it cannot repeat in place: measured "
+                       "out of place";
+      }
+    }
   }
-  allocate_buffers(input, kSlack);
+  if (op == OpKind::Decrypt)
+    expected_ = plaintext, ref_len_ = plaintext.size(), deterministic_ = true;
+  else
+    compute_reference(*provider, params, op, input);
+  if (inplace) {
+    // Some APIs cannot work in place (wolfSSL's XChaCha20-Poly1305 authenticates the output
+    // buffer after decrypting into it): such a case is measured out of place, and says so.
+    std::string why;
+    try {
+      auto trial = provider->prepare(spec_.algorithm, op, params);
+      Bytes buf = input;
+      buf.resize(input.size() + info->tag_len + kSlack);
+      const size_t n = trial->run(buf.data(), input.size(), buf.data());
+      if (n != expected_.size() || !std::equal(expected_.begin(), expected_.end(), buf.begin()))
+        why = "gives a different output in place";
+    } catch (const std::exception& e) {
+      why = std::string("fails in place (") + e.what() + ")";
+    }
+    if (!why.empty()) {
+      inplace = false;
+      alternate_tags_ = false;
+      layout_.note = spec_.provider + " " + spec_.operation + " " + spec_.algorithm + " " + why +
+                     ": measured out of place";
+    }
+  }
+  allocate_buffers(input, kSlack, inplace);
   measure_heap_and_calibrate(*provider, params, op);
 }
 
-void OpenCase::allocate_buffers(const Bytes& input, size_t out_room) {
+void OpenCase::compute_reference(Provider& provider, const Params& params, OpKind op,
+                                 const Bytes& input) {
+  if (op == OpKind::Keygen) return;  // nothing to compare; the canaries are still checked
+  auto fresh = provider.prepare(spec_.algorithm, op, params);
+  auto once = [&] {
+    Bytes out(input.size() + 1024 + kSlack);
+    out.resize(fresh->run(input.data(), input.size(), out.data()));
+    return out;
+  };
+  expected_ = once();
+  ref_len_ = expected_.size();
+  const AlgorithmInfo& info = *find_algorithm(spec_.algorithm);
+  if (op == OpKind::Encrypt && info.kind == Kind::PkEncryption) return;  // randomised (OAEP)
+  // Signatures are deterministic for some schemes (PKCS#1 v1.5, EdDSA) and not for others.
+  deterministic_ = op != OpKind::Sign || once() == expected_;
+}
+
+void OpenCase::allocate_buffers(const Bytes& input, size_t out_room, bool inplace) {
   in_len_ = input.size();
-  const size_t block = ((in_len_ + out_room + kAlign - 1) / kAlign) * kAlign;
-  in_block_ = static_cast<uint8_t*>(std::aligned_alloc(kAlign, block));
-  out_block_ = static_cast<uint8_t*>(std::aligned_alloc(kAlign, block));
-  if (!in_block_ || !out_block_) throw Error("out of memory for buffers");
-  in_ = in_block_ + spec_.align_offset;
-  out_ = out_block_ + spec_.align_offset;
+  input_ = input;
+  // Bytes a correct run may write: its output, and in place also the input it overwrites.
+  const size_t written = std::max(ref_len_, inplace ? in_len_ : 0);
+  const size_t out_cap = std::max(in_len_ + out_room, written + kCanary);
+  const size_t distance = inplace ? 0 : round_up(spec_.align_offset + in_len_, kPage) + kPage / 2;
+  const size_t total = round_up(spec_.align_offset + distance + out_cap, kPage);
+  block_ = static_cast<uint8_t*>(std::aligned_alloc(kPage, total));
+  if (!block_) throw Error("out of memory for buffers");
+  std::memset(block_, 0, total);
+  in_ = block_ + spec_.align_offset;
+  out_ = in_ + distance;
   if (!input.empty()) std::memcpy(in_, input.data(), in_len_);
-  std::memset(out_, 0, block - spec_.align_offset);
+  canary_ = out_ + written;
+  std::memset(canary_, kCanaryByte, kCanary);
+  layout_.inplace = inplace;
+  layout_.distance = distance;
+  layout_.in_page_offset = reinterpret_cast<uintptr_t>(in_) % kPage;
+}
+
+bool OpenCase::canaries_intact() const {
+  for (size_t i = 0; i < kCanary; ++i)
+    if (canary_[i] != kCanaryByte) return false;
+  return true;
 }
 
 void OpenCase::measure_heap_and_calibrate(Provider& provider, const Params& params, OpKind op) {
@@ -198,11 +280,14 @@ void OpenCase::measure_heap_and_calibrate(Provider& provider, const Params& para
   heap_.prepare_allocs = prep.allocs;
   heap_.prepare_bytes = prep.bytes;
 
+  clock_check_.ghz_open = core_ghz();
   const uint64_t t0 = clock_.now_ns();
   if (op == OpKind::Keygen) {
     // Every key takes a different time (prime search): one key per sample, so the samples are
-    // the distribution over keys; one untimed key first as the warm-up.
-    run_ops(1);
+    // the distribution over keys; untimed keys for warmup_ms first (at least one).
+    do {
+      run_ops(1);
+    } while (static_cast<double>(clock_.now_ns() - t0) < spec_.warmup_ms * 1e6);
     iterations_ = 1;
   } else {
     iterations_ = calibrate([this](uint64_t n) { run_ops(n); }, clock_,
@@ -213,15 +298,24 @@ void OpenCase::measure_heap_and_calibrate(Provider& provider, const Params& para
   // Heap pass after warm-up, so one-time lazy initialisation is not charged per operation.
   const uint64_t heap_ops =
       op == OpKind::Keygen ? std::min<uint64_t>(spec_.heap_iterations, 2) : spec_.heap_iterations;
+  heap_.rss_before_kb = heap::rss_kb();
+  const bool hwm_reset = heap::reset_rss_peak();
+  const uint64_t faults0 = heap::minor_faults();
   heap::start();
   run_ops(heap_ops);
   const heap::Counters c = heap::stop();
+  const uint64_t faults1 = heap::minor_faults();
+  if (hwm_reset) heap_.rss_peak_kb = heap::rss_peak_kb();
   const double n = static_cast<double>(heap_ops);
   heap_.allocs_per_op = static_cast<double>(c.allocs) / n;
   heap_.frees_per_op = static_cast<double>(c.frees) / n;
   heap_.bytes_per_op = static_cast<double>(c.bytes) / n;
   heap_.peak_live_bytes = c.peak_live;
+  heap_.mmaps_per_op = static_cast<double>(c.mmaps) / n;
+  heap_.mmap_bytes_per_op = static_cast<double>(c.mmap_bytes) / n;
+  heap_.minor_faults_per_op = static_cast<double>(faults1 - faults0) / n;
   status_ = CaseStatus::Ok;
+  last_sample_end_ns_ = clock_.now_ns();
 }
 
 void OpenCase::open_public_key(Provider& provider, const AlgorithmInfo& info, OpKind op) {
@@ -281,34 +375,105 @@ void OpenCase::open_public_key(Provider& provider, const AlgorithmInfo& info, Op
     input.resize(info.output_len + 1024);
     input.resize(enc->run(message.data(), message.size(), input.data()));
   }
-  allocate_buffers(input, 1024 + kSlack);
+  if (op == OpKind::Decrypt)
+    expected_ = message, ref_len_ = message.size(), deterministic_ = true;
+  else
+    compute_reference(provider, params, op, input);
+  allocate_buffers(input, 1024 + kSlack, false);
   measure_heap_and_calibrate(provider, params, op);
 }
 
 void OpenCase::run_ops(uint64_t n) {
   Operation& op = *op_;
+  if (alternate_tags_) {
+    const size_t tag_len = tags_[0].size();
+    for (uint64_t i = 0; i < n; ++i) {
+      std::memcpy(in_ + tag_at_, tags_[tag_parity_].data(), tag_len);
+      tag_parity_ ^= 1;
+      op.run(in_, in_len_, out_);
+    }
+    return;
+  }
   for (uint64_t i = 0; i < n; ++i) op.run(in_, in_len_, out_);
 }
 
+void OpenCase::rewarm_if_visit_began() {
+  if (clock_.now_ns() - last_sample_end_ns_ <= kVisitGapNs) return;
+  // An operation longer than half a sample warms itself; re-warming it would cost a sample.
+  const double target_ns = spec_.target_sample_ms * 1e6;
+  if (iterations_ < 2) return;
+  const double per_op = target_ns / static_cast<double>(iterations_);
+  run_ops(static_cast<uint64_t>(std::ceil(kRewarmNs / per_op)));
+  ++rewarms_;
+}
+
+void OpenCase::check_timed_instance() {
+  if (checked_ || status_ != CaseStatus::Ok) return;
+  checked_ = true;
+  clock_check_.ghz_close = core_ghz();
+  const auto at = [](size_t i) { return " (byte " + std::to_string(i) + ")"; };
+  std::string why;
+  if (!canaries_intact()) {
+    why = "the timed operation wrote past its " + std::to_string(ref_len_) + "-byte output";
+  } else if (!layout_.inplace && !std::equal(input_.begin(), input_.end(), in_)) {
+    why = "the timed operation changed its input buffer";
+  } else {
+    std::memcpy(in_, input_.data(), in_len_);  // in place, the buffer holds a later text
+    tag_parity_ = 0;
+    size_t n = 0;
+    try {
+      n = op_->run(in_, in_len_, out_);
+    } catch (const std::exception& e) {
+      why = std::string("the timed instance failed on the case's input: ") + e.what();
+    }
+    if (why.empty() && !canaries_intact())
+      why = "the timed operation wrote past its " + std::to_string(ref_len_) + "-byte output";
+    else if (why.empty() && deterministic_) {
+      if (n != expected_.size())
+        why = "the timed instance returned " + std::to_string(n) + " bytes, the gated one " +
+              std::to_string(expected_.size());
+      else if (const auto d = std::mismatch(expected_.begin(), expected_.end(), out_);
+               d.first != expected_.end())
+        why = "the timed instance's output differs from the gated instance's" +
+              at(static_cast<size_t>(d.first - expected_.begin()));
+    }
+  }
+  if (!why.empty()) {
+    fail("check of the timed instance after sampling: " + why);
+    timed_check_ = "failed";
+    return;
+  }
+  timed_check_ = deterministic_ ? "output equals the gated instance's; canaries intact"
+                                : "canaries intact (randomised output: not compared)";
+}
+
 void OpenCase::fail(const std::string& reason) {
+  // The first reason is the one to report: a caller asking a failed case for more samples must
+  // not replace "the timed instance's output differs" by "sample() on a case that is not ok".
+  if (status_ != CaseStatus::Failed || reason_.empty()) reason_ = reason;
   status_ = CaseStatus::Failed;
-  reason_ = reason;
   samples_.clear();
   op_.reset();
 }
 
 Sample OpenCase::sample() {
   if (status_ != CaseStatus::Ok) throw std::logic_error("sample() on a case that is not ok");
+  rewarm_if_visit_began();
   Sample s;
   s.iterations = iterations_;
+  const uint64_t c0 = core_cycles();
   const uint64_t t0 = clock_.now_ns();
   const uint64_t k0 = clock_.ticks();
   run_ops(iterations_);
   const uint64_t k1 = clock_.ticks();
   const uint64_t t1 = clock_.now_ns();
+  const uint64_t c1 = core_cycles();
   s.ns = t1 - t0;
   s.ticks = k1 - k0;
+  s.cycles = c1 - c0;
   samples_.push_back(s);
+  last_sample_end_ns_ = t1;
+  if (samples_.size() >= spec_.samples) check_timed_instance();
   return s;
 }
 

@@ -30,7 +30,7 @@ const std::set<std::string>& case_fields() {
   static const std::set<std::string> fields = {
       "id",        "provider",        "variant",   "operation", "algorithm", "size",
       "input",     "align_offset",    "aad_bytes", "samples",   "batch",     "target_sample_ms",
-      "warmup_ms", "heap_iterations", "seed",      "agreement", "cost"};
+      "warmup_ms", "heap_iterations", "seed",      "agreement", "cost",      "inplace"};
   return fields;
 }
 
@@ -104,13 +104,22 @@ json gate_json(const GateReport& g) {
 }
 
 json case_fields_json(const CaseSpec& s) {
-  return {{"provider", s.provider},         {"variant", s.variant},     {"operation", s.operation},
-          {"algorithm", s.algorithm},       {"size", s.size},           {"input", s.input},
-          {"align_offset", s.align_offset}, {"aad_bytes", s.aad_bytes}, {"cost", s.cost}};
+  return {{"provider", s.provider},
+          {"variant", s.variant},
+          {"operation", s.operation},
+          {"algorithm", s.algorithm},
+          {"size", s.size},
+          {"input", s.input},
+          {"align_offset", s.align_offset},
+          {"aad_bytes", s.aad_bytes},
+          {"cost", s.cost},
+          {"inplace", s.inplace}};
 }
 
 json sample_json(const Sample& s) {
-  return {{"iterations", s.iterations}, {"ns", s.ns}, {"ticks", s.ticks}};
+  json j = {{"iterations", s.iterations}, {"ns", s.ns}, {"ticks", s.ticks}};
+  if (s.cycles) j["cycles"] = s.cycles;
+  return j;
 }
 
 json provider_json(const std::string& name) {
@@ -135,6 +144,7 @@ json provider_json(const std::string& name) {
       {"name", name},         {"version", p->version()}, {"variant", selected_variant(name)},
       {"variants", variants}, {"algorithms", algs},      {"code_path", code_path}};
   if (const std::string why = unusable_reason(name); !why.empty()) out["unusable"] = why;
+  if (p->baseline()) out["baseline"] = true;
   return out;
 }
 
@@ -203,6 +213,7 @@ CaseSpec parse_case(const json& j, const json& defaults, const std::string& wher
   s.heap_iterations = f.uint("heap_iterations", 8, 1, 1000000);
   s.seed = f.uint("seed", 1);
   s.agreement = f.boolean("agreement", true);
+  s.inplace = f.boolean("inplace", true);
   if (const json* cost = f.find("cost")) {
     if (!cost->is_object()) f.fail("cost", "must be an object of non-negative integers");
     for (const auto& [name, value] : cost->items()) {
@@ -294,6 +305,7 @@ json hello(int cpu) {
           {"runner_version", kRunnerVersion},
           {"pid", getpid()},
           {"cpu", cpu >= 0 ? json(cpu) : json(nullptr)},
+          {"cpu_state", cpu_state(cpu >= 0 ? cpu : 0)},
           {"variants", variants}};
 }
 
@@ -337,9 +349,27 @@ json result_message(const OpenCase& c) {
                     {"median_ticks", s.median_ticks},
                     {"ticks_per_byte", s.ticks_per_byte}};
     const HeapFigures& h = c.heap();
-    r["heap"] = {{"allocs_per_op", h.allocs_per_op},   {"frees_per_op", h.frees_per_op},
-                 {"bytes_per_op", h.bytes_per_op},     {"peak_live_bytes", h.peak_live_bytes},
-                 {"prepare_allocs", h.prepare_allocs}, {"prepare_bytes", h.prepare_bytes}};
+    r["heap"] = {{"allocs_per_op", h.allocs_per_op},
+                 {"frees_per_op", h.frees_per_op},
+                 {"bytes_per_op", h.bytes_per_op},
+                 {"peak_live_bytes", h.peak_live_bytes},
+                 {"prepare_allocs", h.prepare_allocs},
+                 {"prepare_bytes", h.prepare_bytes},
+                 {"mmaps_per_op", h.mmaps_per_op},
+                 {"mmap_bytes_per_op", h.mmap_bytes_per_op},
+                 {"minor_faults_per_op", h.minor_faults_per_op},
+                 {"rss_before_kb", h.rss_before_kb},
+                 {"rss_peak_kb", h.rss_peak_kb}};
+    r["rewarms"] = c.rewarms();
+    const ClockCheck& k = c.clock_check();
+    r["clock"] = {{"ghz_open", k.ghz_open}, {"ghz_close", k.ghz_close}};
+  }
+  if (!c.timed_check().empty()) r["gate"]["timed"] = c.timed_check();
+  if (c.iterations() > 0) {  // buffers were laid out
+    const BufferLayout& l = c.layout();
+    r["layout"] = {
+        {"inplace", l.inplace}, {"distance", l.distance}, {"in_page_offset", l.in_page_offset}};
+    if (!l.note.empty()) r["layout"]["note"] = l.note;
   }
   r["max_rss_kb"] = max_rss_kb();
   return r;
@@ -387,6 +417,7 @@ int command_run(std::istream& in, std::ostream& out, int cpu) {
           c.fail(std::string("library error while sampling: ") + e.what());
         }
         if (c.status() != CaseStatus::Ok || c.samples().size() >= c.spec().samples) {
+          c.check_timed_instance();
           emit(out, result_message(c));
           totals.count(c.status());
           it = open.erase(it);
@@ -447,6 +478,7 @@ int command_serve(std::istream& in, std::ostream& out, int cpu) {
         for (uint64_t k = 0; k < count; ++k) batch.push_back(it->second->sample());
         emit(out, samples_message(it->first, batch));
       } else {
+        it->second->check_timed_instance();
         emit(out, result_message(*it->second));
         totals.count(it->second->status());
         open.erase(it);

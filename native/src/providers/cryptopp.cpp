@@ -537,22 +537,32 @@ class DecryptOp : public Operation {
   cp::RandomNumberGenerator& rng_;
 };
 
-// Agree() with validateOtherPublicKey: X25519 rejects small-order points; ECDH decodes the peer
-// point with an on-curve check; FFDH checks the peer's y is in range and in the prime-order
-// subgroup. X25519 and ECDH give 32/48-byte outputs (the x-coordinate for ECDH), FFDH g^xy mod p
-// padded to the size of p.
+// The peer key is validated once, here in prepare, as every adapter does where its API allows
+// (docs/methodology.md, "Key parsing and peer validation"): Agree() with validateOtherPublicKey
+// rejects small-order X25519 points, checks an ECDH point is on the curve, and checks an FFDH y
+// is in range and in the prime-order subgroup -- for FFDH a modular exponentiation as costly as
+// the agreement itself, which Crypto++ alone would otherwise pay inside the timed loop. run()
+// then agrees without re-validating. X25519 and ECDH give 32/48-byte outputs (the x-coordinate
+// for ECDH), FFDH g^xy mod p padded to the size of p.
 class AgreeOp : public Operation {
  public:
   AgreeOp(const AlgorithmInfo& info, DomainPtr domain, Bytes priv, Bytes peer)
-      : info_(info), domain_(std::move(domain)), priv_(std::move(priv)), peer_(std::move(peer)) {}
+      : info_(info), domain_(std::move(domain)), priv_(std::move(priv)), peer_(std::move(peer)) {
+    Bytes scratch(domain_->AgreedValueLength());
+    agree(scratch.data(), true);
+  }
   size_t run(const uint8_t*, size_t, uint8_t* out) override {
-    const bool ok = guarded_run(
-        info_.name, [&] { return domain_->Agree(out, priv_.data(), peer_.data(), true); });
-    if (!ok) throw Error("Crypto++ " + info_.name + ": peer public key rejected");
+    agree(out, false);
     return domain_->AgreedValueLength();
   }
 
  private:
+  void agree(uint8_t* out, bool validate) {
+    const bool ok = guarded_run(
+        info_.name, [&] { return domain_->Agree(out, priv_.data(), peer_.data(), validate); });
+    if (!ok) throw Error("Crypto++ " + info_.name + ": peer public key rejected");
+  }
+
   const AlgorithmInfo& info_;
   DomainPtr domain_;
   Bytes priv_, peer_;

@@ -6,7 +6,12 @@
 // aes-256-gcm, and in variant
 //   "corrupt" flips the first output byte of every operation -> the gate must fail the case;
 //   "crash"   aborts on the 200th operation (after the gate, inside calibration or sampling);
-//   "hang"    sleeps forever on the 200th operation.
+//   "hang"    sleeps forever on the 200th operation;
+//   "drift"   is correct for 199 operations of a prepared instance, then flips the first output
+//             byte: the gate passes, the check of the timed instance after sampling must not;
+//   "overflow" likewise, but writes one byte past its output from the 200th operation on.
+// It also offers x25519 (key generation is counted: keygen_calls()), and records the buffers of
+// the last run() (last_buffers()) so tests can see the layout the engine chose.
 #include "fault_provider.hpp"
 
 #include <chrono>
@@ -18,6 +23,15 @@
 #include "cryptobench/provider.hpp"
 
 namespace cb {
+
+namespace testing {
+const uint8_t* g_last_in = nullptr;
+uint8_t* g_last_out = nullptr;
+uint64_t g_keygen_calls = 0;
+std::pair<const uint8_t*, const uint8_t*> last_buffers() { return {g_last_in, g_last_out}; }
+uint64_t keygen_calls() { return g_keygen_calls; }
+}  // namespace testing
+
 namespace {
 
 constexpr int kMisbehaveAfter = 200;
@@ -32,8 +46,12 @@ class FaultOp : public Operation {
       if (variant_ == "hang")
         for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     }
+    testing::g_last_in = in;
+    testing::g_last_out = out;
     const size_t n = inner_->run(in, len, out);
     if (variant_ == "corrupt" && n > 0) out[0] ^= 0x01;
+    if (variant_ == "drift" && calls_ >= kMisbehaveAfter && n > 0) out[0] ^= 0x01;
+    if (variant_ == "overflow" && calls_ >= kMisbehaveAfter) out[n] ^= 0x5a;
     return n;
   }
 
@@ -51,24 +69,37 @@ class FaultProvider : public Provider {
     return {{"default", "behaves (delegates to a real provider)", {}},
             {"corrupt", "flips one output byte", {}},
             {"crash", "aborts on the 200th operation", {}},
-            {"hang", "never returns from the 200th operation", {}}};
+            {"hang", "never returns from the 200th operation", {}},
+            {"drift", "flips one output byte from the 200th operation on", {}},
+            {"overflow", "writes past its output from the 200th operation on", {}}};
   }
   void init(const std::string& variant) override { variant_ = variant; }
-  std::vector<std::string> algorithms() const override { return {"sha256", "aes-256-gcm"}; }
+  std::vector<std::string> algorithms() const override {
+    return {"sha256", "aes-256-gcm", "x25519"};
+  }
+  KeyParts generate_key(const std::string& algorithm) override {
+    ++testing::g_keygen_calls;
+    return real(algorithm).generate_key(algorithm);
+  }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
-    for (const auto& name : provider_names()) {
-      if (!is_reference_provider(name)) continue;
-      Provider* p = get_provider(name);
-      const auto algs = p->algorithms();
-      if (std::find(algs.begin(), algs.end(), algorithm) == algs.end()) continue;
-      return std::make_unique<FaultOp>(p->prepare(algorithm, op, params), variant_);
-    }
-    throw Unsupported("no real provider offers " + algorithm);
+    return std::make_unique<FaultOp>(real(algorithm).prepare(algorithm, op, params), variant_);
   }
   std::map<std::string, std::string> code_path() const override { return {{"variant", variant_}}; }
 
  private:
+  // The first real provider offering the algorithm.
+  static Provider& real(const std::string& algorithm) {
+    for (const auto& name : provider_names()) {
+      if (!is_reference_provider(name)) continue;
+      Provider* p = get_provider(name);
+      if (p->baseline()) continue;
+      const auto algs = p->algorithms();
+      if (std::find(algs.begin(), algs.end(), algorithm) != algs.end()) return *p;
+    }
+    throw Unsupported("no real provider offers " + algorithm);
+  }
+
   std::string variant_ = "default";
 };
 
