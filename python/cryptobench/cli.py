@@ -14,6 +14,7 @@ from cryptobench import __version__, store
 from cryptobench.commands import (
     calibrate,
     compare,
+    fidelity,
     importing,
     listing,
     output,
@@ -34,6 +35,7 @@ COMMAND_GROUPS = (
     output,
     compare,
     calibrate,
+    fidelity,
     recommend,
     scenario,
     reproduce,

@@ -6,7 +6,7 @@ from cryptobench import analysis, lifecycle, scenarios, store, terminal
 from cryptobench.commands.common import names
 from cryptobench.errors import UserError
 from cryptobench.tables import text_table
-from cryptobench.units import parse_sizes
+from cryptobench.units import format_ns, format_size, parse_sizes
 
 
 def register(sub, db: argparse.ArgumentParser) -> None:
@@ -75,6 +75,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(terminal.run_header(results))
     print()
     print(text_table(terminal.CASE_HEADERS, terminal.case_rows(cases)))
+    floor = analysis.harness_floor(results.cases)
+    if floor:
+        print(
+            "\nharness floor (null provider): "
+            + ", ".join(f"{format_size(n)} {format_ns(ns)}/op" for n, ns in sorted(floor.items()))
+        )
     fits = [
         f
         for f in results.fits

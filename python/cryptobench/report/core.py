@@ -4,7 +4,7 @@ distributions, hardware vs software, failures and every result."""
 from html import escape
 
 from cryptobench import plots, stats
-from cryptobench.analysis import PRIMARY_OPERATIONS, CaseResult, RunResults
+from cryptobench.analysis import PRIMARY_OPERATIONS, CaseResult, RunResults, harness_floor
 from cryptobench.report.html import anchor, how, html_table, num, se, size_text, svg_row
 from cryptobench.units import compact, format_ns, format_ops, format_rate, format_size
 
@@ -106,12 +106,26 @@ def overview(r: RunResults) -> str:
     unstable = sum(1 for c in r.ok_cases() if c.unstable)
     rows = [(status, counts[status]) for status in sorted(counts)]
     rows.append(("ok but unstable", unstable))
-    return html_table(["cases", "count"], rows) + how(
-        "Every case passed the correctness gate (known-answer vectors, round trip, agreement "
-        "with the other providers) before it was timed; a case the gate refused is "
-        "<i>failed</i> and never timed. <i>Unstable</i>: the bootstrap 95% confidence interval "
-        f"of the median is wider than {stats.UNSTABLE_CI_WIDTH:.0%} of the median "
-        "(or fewer than 3 samples)."
+    floor = harness_floor(r.cases)
+    floor_text = ""
+    if floor:
+        floor_text = (
+            "<p>Harness floor (the built-in <code>null</code> provider, whose operation does "
+            "nothing but touch the buffer): "
+            + ", ".join(f"{format_size(n)}: {format_ns(ns)}/op" for n, ns in sorted(floor.items()))
+            + ". A 16-byte figure close to it is mostly the harness and the call, not the "
+            "cipher.</p>"
+        )
+    return (
+        html_table(["cases", "count"], rows)
+        + floor_text
+        + how(
+            "Every case passed the correctness gate (known-answer vectors, round trip, agreement "
+            "with the other providers) before it was timed; a case the gate refused is "
+            "<i>failed</i> and never timed. <i>Unstable</i>: the bootstrap 95% confidence interval "
+            f"of the median is wider than {stats.UNSTABLE_CI_WIDTH:.0%} of the median "
+            "(or fewer than 3 samples)."
+        )
     )
 
 
