@@ -119,7 +119,7 @@ def test_a_failed_write_leaves_the_case_pending(tmp_path):
     )
     [(case_id, case)] = db.pending_cases(run_id)
     broken = Outcome(case_id, case, "ok", samples=[(10, 1000, 2000), ("x", None, None)])
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(store.DatabaseError):  # a constraint the driver enforces
         db.complete_case(broken)
     assert db.pending_cases(run_id) == [(case_id, case)]
     assert db.cases(run_id)[0]["samples"] == []
@@ -213,7 +213,7 @@ def test_the_cost_is_part_of_a_cases_identity_and_survives_a_resume(tmp_path):
     stored = [c["cost"] for c in db.cases(run_id)]
     assert stored == [{"iterations": 1000}, {"iterations": 100000}, {"N": 1024, "p": 1, "r": 8}]
     # One case per identity: the same cost twice in one run is refused.
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(store.DatabaseError):  # a constraint the driver enforces
         db.create_run(
             "t",
             {},

@@ -3,7 +3,6 @@
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import NoReturn
 
 from cryptobench.errors import EXIT_USAGE, UserError
@@ -20,9 +19,9 @@ def db_parent() -> argparse.ArgumentParser:
     db = Parser(add_help=False)
     db.add_argument(
         "--db",
-        type=Path,
-        help="results database (default: $CRYPTOBENCH_DB, else "
-        "$XDG_DATA_HOME/cryptobench/results.db)",
+        metavar="FILE|URL",
+        help="results database: an SQLite file or a postgresql:// URL (default: "
+        "$CRYPTOBENCH_DB, else $XDG_DATA_HOME/cryptobench/results.db)",
     )
     return db
 

@@ -1,8 +1,11 @@
-"""The results store: one SQLite file with runs, machine records, cases, raw samples and failures.
+"""The results store: runs, machine records, cases, raw samples, failures and scenario figures,
+in an SQLite file (the embedded default) or a PostgreSQL database (a team's shared store).
 
-The schema is versioned with SQLite's `user_version`; MIGRATIONS[i] takes a database from
-version i to i + 1, so a file written by any earlier cryptobench opens and is upgraded in place.
-A file from a newer cryptobench is refused rather than guessed at.
+Both engines go through SQLAlchemy, and both get their schema from the same Alembic migrations
+(store/migrations); the SQL below is the standard subset both speak. An SQLite file of an
+older cryptobench is first brought to schema 6 by the legacy chain it was written with
+(store/schema.py, numbered by SQLite's `user_version`), then continues with Alembic. A database
+from a newer cryptobench is refused rather than guessed at.
 
 A run's cases are all written, as `pending`, when the run is planned. Each case is then completed
 in one transaction (its row, its samples, its failure record), so a run killed at any moment leaves
@@ -11,7 +14,7 @@ a consistent database: complete cases and pending ones, which `run --resume` mea
 
 import json
 import os
-import sqlite3
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,12 +25,13 @@ from typing import Any
 from cryptobench.errors import UserError
 from cryptobench.figures import Figure
 from cryptobench.plan import CaseSpec
+from cryptobench.store import engine as engines
 from cryptobench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 MAX_ROW_ID = (1 << 63) - 1  # SQLite's largest integer
 
 # What a damaged or locked database raises mid-command; the command line turns it into one line.
-DatabaseError = sqlite3.DatabaseError
+DatabaseError = engines.DatabaseError
 
 _HEAP_COLUMNS = ("scheme", "provider", "n", "direction", "allocs", "bytes", "peak_live_bytes")
 
@@ -47,9 +51,11 @@ def locked_message(path: Path | str) -> str:
     )
 
 
-def default_path() -> Path:
+def default_path() -> Path | str:
+    """$CRYPTOBENCH_DB (a file or a postgresql:// URL), else the user's data directory."""
     if os.environ.get("CRYPTOBENCH_DB"):
-        return Path(os.environ["CRYPTOBENCH_DB"])
+        value = os.environ["CRYPTOBENCH_DB"]
+        return value if engines.is_url(value) else Path(value)
     data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data_home) / "cryptobench" / "results.db"
 
@@ -77,14 +83,28 @@ class RunInfo:
 
 
 class Store:
-    def __init__(self, conn: sqlite3.Connection, path: Path):
+    def __init__(self, conn: engines.Connection, path: Path | str):
         self.conn, self.path = conn, path
+
+    @property
+    def dialect(self) -> str:
+        return self.conn.dialect
 
     # ---- opening and migrating ---------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path | None = None, create: bool = True) -> "Store":
-        path = Path(path) if path else default_path()
+    def open(cls, path: Path | str | None = None, create: bool = True) -> "Store":
+        """A results database: a file path (SQLite) or a postgresql:// URL."""
+        target = path if path else default_path()
+        if engines.is_url(str(target)):
+            shown = engines.redacted(str(target))
+            try:
+                store = cls(engines.connect_url(str(target), _wait_s()), shown)
+                store.migrate()
+            except engines.DatabaseError as e:
+                raise UserError(f"database {shown}: {engines.reason(e)}") from None
+            return store
+        path = Path(target)
         if not path.exists():
             if not create:
                 raise UserError(f"no results database at {path} (run `cryptobench run` first)")
@@ -95,84 +115,91 @@ class Store:
         elif path.is_dir():
             raise UserError(f"database {path}: is a directory")
         try:
-            conn = sqlite3.connect(path, timeout=_wait_s(), isolation_level=None)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA foreign_keys = ON")
-            # A commit per case must not stall measuring; NORMAL stays consistent after a crash
-            # of this process (only a power cut can lose the last commits).
-            conn.execute("PRAGMA synchronous = NORMAL")
-            store = cls(conn, path)
+            store = cls(engines.connect_sqlite(path, _wait_s()), path)
             store.migrate()
-        except sqlite3.DatabaseError as e:
+        except engines.DatabaseError as e:
             if "locked" in str(e):
                 raise UserError(locked_message(path)) from None
-            raise UserError(f"database {path}: {e} (not a cryptobench results file?)") from None
+            raise UserError(
+                f"database {path}: {engines.reason(e)} (not a cryptobench results file?)"
+            ) from None
         return store
 
     def migrate(self) -> None:
-        version = self.schema_version()
-        if version > SCHEMA_VERSION:
+        """Brings the database to the newest schema: the legacy SQLite chain up to version 6
+        where a file needs it, then Alembic's revisions (both engines)."""
+        tables = self._tables()
+        if self.dialect == "sqlite":
+            version = self.schema_version()
+            if version > SCHEMA_VERSION:
+                raise UserError(
+                    f"database {self.path} has schema version {version}; this cryptobench knows "
+                    f"versions up to {SCHEMA_VERSION} (upgrade cryptobench)"
+                )
+            if version > 0 and "runs" not in tables:
+                raise UserError(f"database {self.path} is not a cryptobench results file")
+            if version == 0 and tables:
+                raise UserError(f"database {self.path} is an SQLite file of something else")
+            if 0 < version < SCHEMA_VERSION:
+                self._legacy_migrate(version)
+            if version > 0 and "alembic_version" not in tables:
+                engines.stamp_baseline(self.conn)
+        elif tables and "runs" not in tables:
+            raise UserError(f"database {self.path} holds tables of something else")
+        try:
+            engines.upgrade(self.conn)
+        except engines.UnknownRevision:
             raise UserError(
-                f"database {self.path} has schema version {version}; this cryptobench knows "
-                f"versions up to {SCHEMA_VERSION} (upgrade cryptobench)"
-            )
-        if version > 0 and not self._has_table("runs"):
-            raise UserError(f"database {self.path} is not a cryptobench results file")
-        if version == 0 and self._tables():
-            raise UserError(f"database {self.path} is an SQLite file of something else")
-        if version == SCHEMA_VERSION:
-            return
+                f"database {self.path} was written by a newer cryptobench (upgrade cryptobench)"
+            ) from None
+        if self.dialect == "sqlite" and self.schema_version() == 0:
+            self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _legacy_migrate(self, version: int) -> None:
+        """SQLite files of cryptobench before Alembic: their own numbered chain, to version 6."""
+        raw = self.conn.raw_sqlite()
         # Off for the table rebuilds (see MIGRATIONS[2]); the pragma has no effect inside a
         # transaction, hence here, around all steps.
-        self.conn.execute("PRAGMA foreign_keys = OFF")
+        raw.execute("PRAGMA foreign_keys = OFF")
         try:
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 # One transaction per step: the schema change and its version number land
                 # together.
                 try:
-                    self.conn.executescript(
+                    raw.executescript(
                         f"BEGIN;\n{MIGRATIONS[target - 1]}\n"
                         f"PRAGMA user_version = {target};\nCOMMIT;"
                     )
                 except BaseException:
-                    if self.conn.in_transaction:
-                        self.conn.execute("ROLLBACK")
+                    if raw.in_transaction:
+                        raw.execute("ROLLBACK")
                     raise
-            broken = self.conn.execute("PRAGMA foreign_key_check").fetchall()
+            broken = raw.execute("PRAGMA foreign_key_check").fetchall()
             if broken:
                 raise UserError(
                     f"database {self.path}: {len(broken)} rows lost their references while "
                     "migrating (a damaged file?)"
                 )
         finally:
-            self.conn.execute("PRAGMA foreign_keys = ON")
+            raw.execute("PRAGMA foreign_keys = ON")
 
     def schema_version(self) -> int:
+        """SQLite's legacy version number (6 once the file reached Alembic's baseline)."""
+        if self.dialect != "sqlite":
+            return SCHEMA_VERSION
         return self.conn.execute("PRAGMA user_version").fetchone()[0]
 
     def _tables(self) -> list[str]:
-        rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        return [r[0] for r in rows]
+        return self.conn.tables()
 
     def _has_table(self, name: str) -> bool:
         return name in self._tables()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        # executescript() commits on its own; everything else goes through BEGIN/COMMIT here.
-        if self.conn.in_transaction:
+        """One atomic unit of writes (on SQLite under the file's write lock from the start)."""
+        with self.conn.transaction():
             yield
-            return
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            raise
-        else:
-            if self.conn.in_transaction:
-                self.conn.execute("COMMIT")
 
     def close(self) -> None:
         self.conn.close()
@@ -189,13 +216,15 @@ class Store:
         libraries: Iterable[dict[str, Any]],
         cases: list[CaseSpec],
         note: str = "",
+        uid: str | None = None,
     ) -> int:
-        """The run, its machine record and every planned case (pending), in one transaction."""
+        """The run, its machine record and every planned case (pending), in one transaction.
+        `uid` names the run across stores (a new one unless a run is being copied)."""
         with self.transaction():
-            cur = self.conn.execute(
+            row = self.conn.execute(
                 "INSERT INTO runs (started_at, status, suite, settings, argv, cryptobench_version,"
-                " runner, runner_version, runner_path, pid, note)"
-                " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " runner, runner_version, runner_path, pid, note, uid)"
+                " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (
                     now(),
                     suite,
@@ -207,10 +236,10 @@ class Store:
                     versions["runner_path"],
                     os.getpid(),
                     note,
+                    uid or str(uuid.uuid4()),
                 ),
-            )
-            run_id = cur.lastrowid
-            assert run_id is not None
+            ).fetchone()
+            run_id = row[0]
             self.conn.execute(
                 "INSERT INTO machine (run_id, hostname, cpu_model, cores, kernel, os, compiler,"
                 " tsc_hz, tsc_invariant, governor, cpu_flags, record)"
@@ -224,7 +253,7 @@ class Store:
                     machine.get("os"),
                     machine.get("compiler"),
                     machine.get("tsc_hz"),
-                    machine.get("tsc_invariant"),
+                    None if machine.get("tsc_invariant") is None else int(machine["tsc_invariant"]),
                     machine.get("governor"),
                     json.dumps(machine.get("cpu_flags", [])),
                     json.dumps(machine),
@@ -502,7 +531,8 @@ class Store:
 
     def latest_calibration(self, hostname: str | None, cpu_model: str | None) -> dict | None:
         row = self.conn.execute(
-            "SELECT * FROM calibrations WHERE hostname IS ? AND cpu_model IS ?"
+            "SELECT * FROM calibrations WHERE hostname IS NOT DISTINCT FROM ?"
+            " AND cpu_model IS NOT DISTINCT FROM ?"
             " ORDER BY id DESC LIMIT 1",
             (hostname, cpu_model),
         ).fetchone()
