@@ -1,21 +1,29 @@
-"""Comparing two runs case by case: ratio of medians, a significance test, a noise threshold.
+"""Comparing two runs case by case without crying wolf.
 
 A case of run B is `faster` or `slower` than the same case of run A only when both hold:
-  * the Mann–Whitney U test on the two sets of per-operation samples gives p < alpha, and
-  * the medians differ by more than the noise threshold (default 5%).
-Otherwise it is `same`. Requiring both keeps tiny but consistent differences (significant, not
-relevant) and large but noisy ones (relevant, not significant) out of the verdicts.
+  * the bootstrap 95% confidence interval of the ratio of medians B / A (both runs' samples
+    resampled) lies entirely beyond the noise threshold — below 1 − t or above 1 + t — where t
+    is the machine's own run-to-run noise (noise.py: a stored A/A calibration, else 10%), and
+  * the Mann–Whitney U test of the two sets of samples is significant after the
+    Benjamini–Hochberg correction over every case compared (false-discovery rate alpha).
+Otherwise it is `same`. Within-run samples only see within-run noise; the threshold carries the
+run-to-run part, and the correction keeps hundreds of cases from producing chance verdicts.
+`warnings()` says when the two runs cannot be compared cleanly (another machine, another
+library version or code path).
 """
 
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import false_discovery_control
 
 from cryptobench import stats
 from cryptobench.analysis import CaseResult, RunResults
+from cryptobench.noise import DEFAULT_NOISE
 
-DEFAULT_THRESHOLD = 0.05
+DEFAULT_THRESHOLD = DEFAULT_NOISE
 DEFAULT_ALPHA = 0.05
+RATIO_RESAMPLES = 2000
 
 
 @dataclass
@@ -24,8 +32,11 @@ class CaseComparison:
     a: CaseResult | None
     b: CaseResult | None
     ratio: float | None  # median time B / median time A: < 1 means B is faster
-    p: float | None
+    p: float | None  # Mann–Whitney U, before correction
     verdict: str  # faster, slower, same, failed, only-a, only-b
+    ci_low: float | None = None  # bootstrap 95% CI of the ratio
+    ci_high: float | None = None
+    q: float | None = None  # Benjamini–Hochberg adjusted p
 
     @property
     def unstable(self) -> bool:
@@ -39,20 +50,27 @@ class CaseComparison:
         return f"{c.label} {c.algorithm_label} {c.operation} {c.size}"
 
 
-def verdict(ratio: float, p: float, threshold: float, alpha: float) -> str:
-    if p < alpha and abs(ratio - 1) > threshold:
-        return "faster" if ratio < 1 else "slower"
+def ratio_ci(
+    a: np.ndarray, b: np.ndarray, resamples: int = RATIO_RESAMPLES, seed: int = 1
+) -> tuple[float, float]:
+    """Percentile bootstrap 95% interval of median(b) / median(a), resampling both."""
+    rng = np.random.default_rng(seed)
+    ma = np.median(a[rng.integers(0, a.size, size=(resamples, a.size))], axis=1)
+    mb = np.median(b[rng.integers(0, b.size, size=(resamples, b.size))], axis=1)
+    low, high = np.quantile(mb / ma, [0.025, 0.975])
+    return float(low), float(high)
+
+
+def verdict(ci_low: float, ci_high: float, q: float, threshold: float, alpha: float) -> str:
+    if q < alpha and ci_high < 1 - threshold:
+        return "faster"
+    if q < alpha and ci_low > 1 + threshold:
+        return "slower"
     return "same"
 
 
-def compare_cases(
-    a: CaseResult, b: CaseResult, threshold: float = DEFAULT_THRESHOLD, alpha: float = DEFAULT_ALPHA
-) -> CaseComparison:
-    if not (a.status == "ok" and b.status == "ok" and a.summary and b.summary):
-        return CaseComparison(a.key(), a, b, None, None, "failed")
-    ratio = b.summary.median / a.summary.median
-    test = stats.mann_whitney_u(a.ns, b.ns)
-    return CaseComparison(a.key(), a, b, ratio, test.p, verdict(ratio, test.p, threshold, alpha))
+def _measured(a: CaseResult, b: CaseResult) -> bool:
+    return a.status == "ok" and b.status == "ok" and bool(a.summary) and bool(b.summary)
 
 
 def compare_runs(
@@ -63,14 +81,29 @@ def compare_runs(
 ) -> list[CaseComparison]:
     by_key_b = {c.key(): c for c in run_b.cases}
     seen = set()
-    out = []
+    out: list[CaseComparison] = []
+    tested: list[CaseComparison] = []
     for a in run_a.cases:
         b = by_key_b.get(a.key())
         seen.add(a.key())
         if b is None:
             out.append(CaseComparison(a.key(), a, None, None, None, "only-a"))
+        elif not _measured(a, b):
+            out.append(CaseComparison(a.key(), a, b, None, None, "failed"))
         else:
-            out.append(compare_cases(a, b, threshold, alpha))
+            xa, xb = np.asarray(a.ns, dtype=float), np.asarray(b.ns, dtype=float)
+            low, high = ratio_ci(xa, xb)
+            c = CaseComparison(
+                a.key(), a, b, b.summary.median / a.summary.median,
+                stats.mann_whitney_u(xa, xb).p, "same", low, high,
+            )  # fmt: skip
+            out.append(c)
+            tested.append(c)
+    if tested:
+        qs = false_discovery_control([max(min(c.p, 1.0), 0.0) for c in tested], method="bh")
+        for c, q in zip(tested, qs, strict=True):
+            c.q = float(q)
+            c.verdict = verdict(c.ci_low, c.ci_high, c.q, threshold, alpha)
     out += [
         CaseComparison(b.key(), None, b, None, None, "only-b")
         for b in run_b.cases
@@ -95,7 +128,7 @@ class Spread:
 
 def spread(comparisons: list[CaseComparison]) -> Spread | None:
     """How far apart the two runs are overall. Run the same suite twice and this is the machine's
-    run-to-run noise: a sensible --threshold for comparisons on it."""
+    run-to-run noise (what `cryptobench calibrate` stores)."""
     ratios = np.array([c.ratio for c in comparisons if c.ratio is not None])
     if ratios.size == 0:
         return None
@@ -103,3 +136,23 @@ def spread(comparisons: list[CaseComparison]) -> Spread | None:
     return Spread(
         int(ratios.size), float(np.median(deviation)), float(np.percentile(deviation, 90))
     )
+
+
+def warnings(run_a: RunResults, run_b: RunResults) -> list[str]:
+    """What makes a difference between the runs something else than a change of speed."""
+    out = []
+    for key in ("hostname", "cpu_model", "kernel"):
+        va, vb = run_a.machine.get(key), run_b.machine.get(key)
+        if va != vb:
+            out.append(f"the runs were measured on different machines ({key}: {va!r} vs {vb!r})")
+    libs_a = {(x["provider"], x["variant"]): x for x in run_a.libraries}
+    for lib in run_b.libraries:
+        other = libs_a.get((lib["provider"], lib["variant"]))
+        if other is None:
+            continue
+        name = lib["provider"] + ("" if lib["variant"] == "default" else f"/{lib['variant']}")
+        if other.get("version") != lib.get("version"):
+            out.append(f"{name}: library version {other.get('version')} vs {lib.get('version')}")
+        elif other.get("code_path") != lib.get("code_path"):
+            out.append(f"{name}: the library reports another code path")
+    return out

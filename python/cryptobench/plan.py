@@ -8,6 +8,7 @@ matrix, and never sent to a runner. The format is described in docs/methodology.
 """
 
 import json
+import math
 import tomllib
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -84,6 +85,23 @@ _DEFAULTS: dict[str, Any] = {
     "seed": 1,
 }
 DEFAULT_TIMEOUT_S = 60.0
+# Bounds a suite or the command line must stay within, so nonsense is refused when the run is
+# planned instead of failing every case or never ending. MAX_SIZE is the runner's own limit
+# (docs/protocol.md); the others are far beyond anything a useful run asks for.
+MAX_SIZE = 1 << 30
+MAX_SAMPLES = 100_000
+MAX_INT = (1 << 63) - 1  # SQLite's integers, the runner's seeds
+TIMEOUT_RANGE_S = (1.0, 24 * 3600.0)  # per runner request
+NUMBER_LIMITS: dict[str, tuple[float, float]] = {  # key: (lowest, highest)
+    "samples": (1, MAX_SAMPLES),
+    "batch": (1, MAX_SAMPLES),
+    "heap_iterations": (1, 1_000_000),
+    "align_offset": (0, 63),
+    "aad_bytes": (0, 1 << 20),
+    "seed": (0, MAX_INT),
+    "warmup_ms": (0, 60_000),
+    "target_sample_ms": (0.001, 60_000),
+}
 _LIST_KEYS = ("providers", "algorithms", "kinds", "operations", "sizes", "cost")  # dimensions
 _TYPE_NAMES = {
     int: "a number",
@@ -267,10 +285,8 @@ def parse_suite(text: str, name: str, where: str) -> Suite:
                 raise UserError(f"{here}: '{required}' is missing")
         _check_values(block, here)
         blocks.append(block)
-    timeout = doc.get("timeout_s", DEFAULT_TIMEOUT_S)
-    if timeout <= 0:
-        raise UserError(f"{where}: timeout_s must be positive")
-    return Suite(name, doc.get("description", ""), blocks, float(timeout))
+    timeout = check_timeout(doc.get("timeout_s", DEFAULT_TIMEOUT_S), f"{where}: timeout_s")
+    return Suite(name, doc.get("description", ""), blocks, timeout)
 
 
 def _check_keys(table: dict, allowed: dict[str, tuple[type, ...]], where: str) -> None:
@@ -306,22 +322,26 @@ def _check_values(block: dict, where: str) -> None:
         raise UserError(f"{where}: {e}") from None
     if block["input"] not in INPUTS:
         raise UserError(f"{where}: input must be one of {', '.join(INPUTS)}")
-    limits = {
-        "samples": 1,
-        "batch": 1,
-        "heap_iterations": 1,
-        "align_offset": 0,
-        "aad_bytes": 0,
-        "seed": 0,
-        "warmup_ms": 0,
-    }
-    for key, low in limits.items():
-        if block[key] < low:
-            raise UserError(f"{where}: '{key}' must be at least {low}")
-    if block["align_offset"] > 63:
-        raise UserError(f"{where}: 'align_offset' must be between 0 and 63")
-    if block["target_sample_ms"] <= 0:
-        raise UserError(f"{where}: 'target_sample_ms' must be positive")
+    for key, (low, high) in NUMBER_LIMITS.items():
+        value = block[key]
+        if not math.isfinite(value):
+            raise UserError(f"{where}: '{key}' must be a finite number, not {value}")
+        if value < low:
+            raise UserError(f"{where}: '{key}' must be at least {low:g}")
+        if value > high:
+            raise UserError(f"{where}: '{key}' must be at most {high:g}, not {value}")
+    too_large = [s for s in block["sizes"] if s > MAX_SIZE]
+    if too_large:
+        raise UserError(
+            f"{where}: size {too_large[0]} is above the runner's limit of {MAX_SIZE} bytes (1 GiB)"
+        )
+
+
+def check_timeout(timeout: float, what: str) -> float:
+    low, high = TIMEOUT_RANGE_S
+    if not math.isfinite(timeout) or not low <= timeout <= high:
+        raise UserError(f"{what} must be between {low:g} and {high:g} seconds, not {timeout}")
+    return float(timeout)
 
 
 # ---- expansion -----------------------------------------------------------------------------------
@@ -381,9 +401,7 @@ def apply_overrides(suite: Suite, o: Overrides) -> Suite:
                 b[key] = value
         _check_values(b, "command line")
         blocks.append(b)
-    timeout = o.timeout_s if o.timeout_s is not None else suite.timeout_s
-    if timeout <= 0:
-        raise UserError("--timeout must be positive")
+    timeout = suite.timeout_s if o.timeout_s is None else check_timeout(o.timeout_s, "--timeout")
     return replace(suite, blocks=blocks, timeout_s=timeout)
 
 

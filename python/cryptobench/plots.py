@@ -121,8 +121,10 @@ def heatmap(
     annotate: dict[tuple[str, str], str] | None = None,
     log: bool = True,
     cmap: str = "viridis",
+    links: dict[tuple[str, str], str] | None = None,
 ) -> str:
-    """rows × cols cells coloured by value (log scale); cells without a value stay blank."""
+    """rows × cols cells coloured by value (log scale); cells without a value stay blank.
+    `links`: a cell's annotation becomes a link (an SVG <a>) to that URL, e.g. '#case-…'."""
     grid = np.full((len(rows), len(cols)), np.nan)
     for (r, c), v in values.items():
         grid[rows.index(r), cols.index(c)] = v
@@ -144,9 +146,11 @@ def heatmap(
         if norm is not None and math.isfinite(v) and v > 0:
             red, green, blue, _ = image.cmap(norm(v))
             dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
-        ax.text(
+        label = ax.text(
             j, i, text, ha="center", va="center", fontsize=6.5, color="white" if dark else "black"
         )
+        if links and (r, c) in links:
+            label.set_url(links[(r, c)])
     if finite.size:
         fig.colorbar(image, ax=ax, label=unit, shrink=0.85)
     ax.set_title(title)

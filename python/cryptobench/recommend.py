@@ -14,6 +14,7 @@ from typing import Any
 from cryptobench import security
 from cryptobench.analysis import CaseResult, RunResults, is_baseline
 from cryptobench.errors import UserError
+from cryptobench.noise import DEFAULT_NOISE
 from cryptobench.plan import format_cost
 from cryptobench.units import format_ns, format_ops, format_rate, format_size
 
@@ -45,6 +46,8 @@ class Choice:
     size: int | None = None  # symmetric kinds: the message size compared
     candidates: int = 0  # qualifying (provider, variant, algorithm) cases compared
     note: str = ""  # why nothing qualifies, or what to read the figure with
+    tied: list[CaseResult] = field(default_factory=list)  # as fast, within the noise
+    runner_up: CaseResult | None = None  # the next fastest qualifying case
 
     @property
     def figure(self) -> float | None:
@@ -67,13 +70,18 @@ def recommend(
     level: int = DEFAULT_LEVEL,
     size: int = DEFAULT_SIZE,
     year: int | None = None,
+    noise: float = DEFAULT_NOISE,
 ) -> Recommendation:
+    """`noise`: the machine's run-to-run noise (noise.py); two providers whose confidence
+    intervals overlap or whose medians differ by less than it are tied, not ranked."""
     year = year or security.current_year()
     check_level(level)
     levels = security.levels()
     rec = Recommendation(results, level, year, size)
-    # The null provider measures the harness, not a library: never a candidate.
-    ok = [c for c in results.ok_cases() if not is_baseline(c)]
+    # What a user can deploy: a library's own configuration, not a variant with acceleration
+    # switched off (a noise win of `botan/noaesni` is no recommendation); never the null
+    # provider, which measures the harness, not a library.
+    ok = [c for c in results.ok_cases() if c.variant == "default" and not is_baseline(c)]
     for name, kind, operation in KINDS:
         measured = [c for c in ok if c.operation == operation and (kind is None or c.kind == kind)]
         if kind == "kdf":
@@ -87,17 +95,31 @@ def recommend(
         if name in SYMMETRIC:
             at = _nearest(sorted({c.size for c in qualifying}), size)
             qualifying = [c for c in qualifying if c.size == at]
-        best = max(qualifying, key=lambda c: _figure(name, c))
+        # A strict verifier beats a faster lax one (which accepts malleable signatures).
+        strict = [c for c in qualifying if not c.gate.get("lax")]
+        ranked = strict or qualifying
+        ordered = sorted(ranked, key=lambda c: _figure(name, c), reverse=True)
+        best, runner_up = ordered[0], (ordered[1] if len(ordered) > 1 else None)
+        tied = [c for c in ranked if c is not best and _tied(best, c, noise)]
         notes = []
         if at is not None and at != size:
             notes.append(f"at {format_size(at)}, the measured size nearest to {format_size(size)}")
         if best.gate.get("lax"):
             # Right output, but a verifier that accepts non-canonical signatures (malleable).
             notes.append(f"lax verifier: {best.gate['lax']}")
+        elif len(strict) < len(qualifying):
+            notes.append("faster lax verifiers passed over (they accept malleable signatures)")
+        if tied:
+            notes.append(
+                "tied with "
+                + ", ".join(f"{c.label} {c.algorithm_label}" for c in tied)
+                + f" (intervals overlap or within the {noise:.0%} noise)"
+            )
         note = "; ".join(notes)
         rec.choices.append(
-            Choice(name, best, levels.get(best.algorithm), at, len(qualifying), note)
-        )
+            Choice(name, best, levels.get(best.algorithm), at, len(qualifying), note, tied,
+                   runner_up)
+        )  # fmt: skip
     return rec
 
 
@@ -163,6 +185,15 @@ def _kdf_choices(measured: list[CaseResult], level: int, year: int) -> list[Choi
     return out
 
 
+def _tied(best: CaseResult, other: CaseResult, noise: float) -> bool:
+    """In time per operation: the other's interval reaches the best's, or the medians are
+    closer than the noise."""
+    b, o = best.summary, other.summary
+    if not b or not o:
+        return False
+    return o.ci_low <= b.ci_high or (o.median - b.median) / b.median < noise
+
+
 def _figure(name: str, c: CaseResult) -> float:
     value = c.bytes_per_s if name in SYMMETRIC else c.ops_per_s
     return value if value is not None and math.isfinite(value) else 0.0
@@ -207,6 +238,10 @@ def to_json(rec: Recommendation) -> dict[str, Any]:
                 "ops_per_s": c.ops_per_s,
                 "bytes_per_s": c.bytes_per_s if ch.kind in SYMMETRIC else None,
                 "candidates": ch.candidates,
+                "tied_with": [
+                    {"provider": t.provider, "variant": t.variant, "algorithm": t.algorithm}
+                    for t in ch.tied
+                ],
                 "documents": statuses(ch.rating, rec.year),
             }
         rows.append(row)
@@ -221,6 +256,14 @@ def to_json(rec: Recommendation) -> dict[str, Any]:
     }
 
 
+def figure_text(kind: str, c: CaseResult) -> str:
+    if kind in SYMMETRIC:
+        text = f"{format_rate(c.bytes_per_s)} at {format_size(c.size)}"
+    else:
+        text = f"{format_ops(c.ops_per_s)} ({format_ns(c.median_ns)}/op)"
+    return ("~" if c.unstable else "") + text
+
+
 def text_rows(rec: Recommendation) -> list[list[str]]:
     rows = []
     for ch in rec.choices:
@@ -228,12 +271,7 @@ def text_rows(rec: Recommendation) -> list[list[str]]:
         if c is None:
             rows.append([ch.kind, "-", "-", "-", "-", "-", ch.note])
             continue
-        if ch.kind in SYMMETRIC:
-            figure = f"{format_rate(c.bytes_per_s)} at {format_size(c.size)}"
-        else:
-            figure = f"{format_ops(c.ops_per_s)} ({format_ns(c.median_ns)}/op)"
-        if c.unstable:
-            figure = "~" + figure
+        figure = figure_text(ch.kind, c)
         st = statuses(ch.rating, rec.year)
         docs = " / ".join(st.get(d, "?") for d in security.DOCUMENTS)
         rows.append(

@@ -10,11 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cryptobench.noise import DEFAULT_NOISE
+
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20240601  # fixed: the same samples always give the same interval
 CONFIDENCE = 0.95
-# A case is unstable when its 95% CI of the median is wider than this fraction of the median.
-UNSTABLE_CI_WIDTH = 0.10
+# A case is unstable when its 95% CI of the median is wider than this fraction of the median:
+# the same number as compare's default noise threshold (noise.py), so a case shown as stable is
+# never uncertain by as much as compare would call a change.
+UNSTABLE_CI_WIDTH = DEFAULT_NOISE
 
 
 def per_op(samples: Sequence[tuple[int, int, int]], field: int = 1) -> np.ndarray:

@@ -107,3 +107,66 @@ def test_recommend_needs_stored_successful_cases(capsys, tmp_path):
     assert "run 1 has no successful cases" in error_of(capsys, "recommend", "--db", str(failed))
     assert "no run 3" in error_of(capsys, "recommend", "--db", str(failed), "--run", "3")
     assert "--level 1000" in error_of(capsys, "recommend", "--db", str(empty), "--level", "1000")
+
+
+HUGE = "99999999999999999999"  # above SQLite's and the runner's 64-bit integers
+
+
+def test_numbers_out_of_range_are_one_line_errors(capsys, db, tmp_path):
+    quick = ["run", "-p", "openssl", "-a", "sha256", "--dry-run"]
+    assert "runner's limit" in error_of(capsys, *quick, "-s", HUGE)
+    assert "runner's limit" in error_of(capsys, *quick, "-s", "2G")
+    for command in (["show", HUGE], ["report", HUGE], ["compare", "1", HUGE],
+                    ["recommend", "--run", HUGE], ["run", "--resume", HUGE]):  # fmt: skip
+        assert f"no run {HUGE}" in error_of(capsys, *command, "--db", db)
+    assert "'nan' is not a positive number" in error_of(capsys, *quick, "--timeout", "nan")
+    for timeout in ("inf", "1e400", "1e-9"):
+        assert "--timeout must be between" in error_of(
+            capsys, *quick, "-s", "16", "--timeout", timeout
+        )
+    assert "'samples' must be at most" in error_of(capsys, *quick, "--samples", "99999999999999")
+    assert "--cpu 99: not a CPU" in error_of(capsys, "run", "-p", "openssl", "-a", "sha256",
+                                             "-s", "16", "--cpu", "99", "--db", db)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("target_sample_ms = nan", "'target_sample_ms' must be a finite number"),
+        ("warmup_ms = inf", "'warmup_ms' must be a finite number"),
+        ("timeout_s = inf", "timeout_s must be between"),
+        ("samples = 9223372036854775807", "'samples' must be at most"),
+        ("seed = -1", "'seed' must be at least 0"),
+    ],
+)
+def test_nonsense_numbers_in_a_suite_file(capsys, tmp_path, line, message):
+    suite = tmp_path / "s.toml"
+    suite.write_text(f'{line}\nalgorithms = ["sha256"]\nsizes = [64]\n')
+    assert message in error_of(capsys, "run", "--suite", str(suite), "--dry-run")
+
+
+def test_a_note_that_is_not_utf8(capsys, db):
+    note = b"\xff".decode("utf-8", "surrogateescape")  # what Python makes of such argv bytes
+    assert "--note: not valid UTF-8" in error_of(
+        capsys, "run", "-p", "openssl", "-a", "sha256", "-s", "16", "--note", note, "--db", db
+    )
+
+
+def test_show_names_what_the_run_does_not_have(capsys, db):
+    assert "has no provider nosuch (it has: alpha)" in error_of(capsys, "show", "-p", "nosuch",
+                                                                "--db", db)  # fmt: skip
+    assert "has no algorithm md4" in error_of(capsys, "show", "-a", "md4", "--db", db)
+
+
+def test_a_locked_database_names_the_file(capsys, db, monkeypatch):
+    import sqlite3
+
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        monkeypatch.setenv("CRYPTOBENCH_DB_WAIT_S", "0.2")
+        message = error_of(capsys, "report", "1", "--db", db, "-o", "/dev/null")
+        assert "is locked" in message and db in message
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()

@@ -1,5 +1,6 @@
 """Comparing runs: ratio of medians, significance and the noise threshold."""
 
+import numpy as np
 import pytest
 from conftest import store_run
 
@@ -66,3 +67,50 @@ def test_spread_summarises_how_far_two_runs_are_apart(tmp_path):
     assert spread.cases == 1
     assert spread.median == pytest.approx(0.1, abs=0.02)
     assert compare.spread([]) is None
+
+
+def test_run_to_run_drift_below_the_noise_is_not_called_a_change(tmp_path):
+    """An A/A comparison on a drifting machine: every case moved by up to ±8% between the runs
+    (as two identical runs on this VM do), with tight samples. Within-run tests see each shift
+    as significant; nothing should be called faster or slower."""
+    rng = np.random.default_rng(3)
+    keys = [("p", "default", "hash", f"alg{i}", 1024) for i in range(120)]
+    base = dict.fromkeys(keys, 1000.0)
+    drifted = {k: 1000.0 * (1 + rng.uniform(-0.08, 0.08)) for k in keys}
+    db, a = store_run(tmp_path / "r.db", base, n=21, seed=1, spread=0.002)
+    _, b = store_run(tmp_path / "r.db", drifted, n=21, seed=2, spread=0.002)
+    comparisons = compare.compare_runs(analysis.load(db, a), analysis.load(db, b))
+    assert compare.tally(comparisons) == {"same": 120}
+
+
+def test_the_ratio_interval_must_clear_the_threshold(tmp_path):
+    c = verdict_of(tmp_path, 1000, 850, n=21, spread=0.01)
+    assert c.ci_low < c.ratio < c.ci_high < 0.9
+    assert c.verdict == "faster"
+    # A 15% change whose interval reaches into the noise band is not called.
+    wide = verdict_of(tmp_path, 1000, 880, n=7, spread=0.15)
+    assert wide.ci_high > 0.9 and wide.verdict == "same"
+
+
+def test_warnings_when_the_runs_differ_in_machine_or_library(tmp_path):
+    a, b = two_runs(tmp_path, 1000, 1000)
+    assert compare.warnings(a, b) == []
+    b.machine = {**b.machine, "hostname": "other"}
+    b.libraries = [{**b.libraries[0], "version": "alpha 2.0"}]
+    text = " ".join(compare.warnings(a, b))
+    assert "different machines (hostname" in text and "alpha 1.0 vs alpha 2.0" in text
+
+
+def test_compare_uses_the_stored_calibration(tmp_path, capsys):
+    from cryptobench import cli
+
+    db, a = store_run(tmp_path / "r.db", {KEY: 1000}, n=21, seed=1, spread=0.005)
+    _, b = store_run(tmp_path / "r.db", {KEY: 930}, n=21, seed=2, spread=0.005)
+    args = ["compare", str(a), str(b), "--db", str(tmp_path / "r.db")]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "no calibration stored" in out and "1 same" in out  # 7% < the default 10%
+    db.add_calibration(db.machine(a), a, b, 0.03, {})
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "calibration of" in out and "1 faster" in out  # 7% > this machine's 3%

@@ -35,12 +35,14 @@ def results(tmp_path):
         ("alpha", "default", "derive", "x25519", 0): 35_000.0,
         ("alpha", "default", "derive", "pbkdf2-sha256", 16): 4_000_000.0,
         ("beta", "default", "derive", "pbkdf2-sha256", 16): 3_000_000.0,
-        ("alpha", "soft", "derive", "scrypt", 16): 50_000_000.0,
+        ("alpha", "default", "derive", "scrypt", 16): 50_000_000.0,
+        # a variant with acceleration off that happens to come out fastest: not deployable
+        ("alpha", "soft", "hash", "sha256", 4096): 100.0,
     }
     costs = {
         ("alpha", "default", "derive", "pbkdf2-sha256", 16): {"iterations": 10000},
         ("beta", "default", "derive", "pbkdf2-sha256", 16): {"iterations": 10000},
-        ("alpha", "soft", "derive", "scrypt", 16): {"N": 16384, "r": 8, "p": 1},
+        ("alpha", "default", "derive", "scrypt", 16): {"N": 16384, "r": 8, "p": 1},
     }
     db, run_id = store_run(tmp_path / "r.db", timings, costs=costs)
     return analysis.load(db, run_id)
@@ -97,7 +99,7 @@ def test_kdfs_are_ranked_only_against_the_same_kdf_at_the_same_cost(results):
     kdfs = [ch for ch in recommend.recommend(results, year=2026).choices if ch.kind == "kdf"]
     assert [(ch.case.algorithm, ch.case.label, ch.case.cost) for ch in kdfs] == [
         ("pbkdf2-sha256", "beta", {"iterations": 10000}),
-        ("scrypt", "alpha/soft", {"N": 16384, "p": 1, "r": 8}),
+        ("scrypt", "alpha", {"N": 16384, "p": 1, "r": 8}),
     ]
 
 
@@ -193,3 +195,38 @@ def test_recommend_errors(small_run, tmp_path):
         assert len(done.stderr.strip().splitlines()) == 1
     done = run_cli("recommend", "--db", str(tmp_path / "absent.db"))
     assert "no results database" in done.stderr
+
+
+def test_a_variant_with_acceleration_off_is_never_recommended(results):
+    got = by_kind(recommend.recommend(results, level=128, size=4096, year=2026))
+    assert (got["hash"].case.label, got["hash"].case.algorithm) == ("beta", "sha256")
+
+
+def test_providers_within_the_noise_are_tied_not_ranked(tmp_path):
+    timings = {
+        ("alpha", "default", "hash", "sha256", 4096): 1000.0,
+        ("beta", "default", "hash", "sha256", 4096): 1030.0,  # 3% slower: inside 10% noise
+        ("gamma", "default", "hash", "sha256", 4096): 1500.0,
+    }
+    db, run_id = store_run(tmp_path / "r.db", timings, n=21, spread=0.002)
+    rec = recommend.recommend(analysis.load(db, run_id), size=4096, year=2026)
+    hash_choice = by_kind(rec)["hash"]
+    assert hash_choice.case.label == "alpha"
+    assert [c.label for c in hash_choice.tied] == ["beta"]
+    assert "tied with beta sha256" in hash_choice.note
+    assert recommend.to_json(rec)["recommendations"][2]["tied_with"][0]["provider"] == "beta"
+    strict = recommend.recommend(analysis.load(db, run_id), size=4096, year=2026, noise=0.01)
+    assert by_kind(strict)["hash"].tied == []  # a calibrated 1% machine separates them
+
+
+def test_a_strict_verifier_beats_a_faster_lax_one(tmp_path):
+    timings = {
+        ("fast", "default", "verify", "ed25519", 32): 30_000.0,
+        ("slow", "default", "verify", "ed25519", 32): 60_000.0,
+    }
+    db, run_id = store_run(tmp_path / "r.db", timings)
+    db.conn.execute(
+        "UPDATE cases SET gate = json_set(gate, '$.lax', 'accepts S + L') WHERE provider = 'fast'"
+    )
+    got = by_kind(recommend.recommend(analysis.load(db, run_id), year=2026))["signature verify"]
+    assert got.case.label == "slow" and "lax verifiers passed over" in got.note

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from cryptobench.errors import UserError
-from cryptobench.scenarios import config
-from cryptobench.scenarios.config import Series
+from cryptobench.scenarios.config import command, figures, model
+from cryptobench.scenarios.config import driver as config_driver
+from cryptobench.scenarios.config import report as config_report
+from cryptobench.scenarios.config.model import Series
 from cryptobench.store import Store
 
 N = [1, 3]
@@ -30,7 +32,7 @@ def lines(done: subprocess.CompletedProcess) -> list[dict]:
 @pytest.fixture(scope="module")
 def driver() -> str:
     try:
-        return config.find_driver()
+        return config_driver.find_driver()
     except UserError as e:
         pytest.skip(f"confcrypt-bench not built ({e})")
 
@@ -55,21 +57,21 @@ def providers(driver, tmp_path_factory) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def scenario(driver, providers) -> config.ScenarioRun:
+def scenario(driver, providers) -> model.ScenarioRun:
     if not shutil.which("gpg"):
         pytest.skip("gpg not installed")
     seen: list[str] = []
-    run = config.run_scenario(
+    run = config_driver.run_scenario(
         providers, N, RUNS, driver=driver, on_message=lambda r, m: seen.append(m["type"])
     )
     assert seen[0] == "info" and seen[-1] == "done"
     return run
 
 
-def expected_lines(run: config.ScenarioRun) -> list[tuple[str, str]]:
+def expected_lines(run: model.ScenarioRun) -> list[tuple[str, str]]:
     skipped = {(s["scheme"], s["provider"]) for s in run.skipped}
     out = [("plain", ""), ("wholefile", "")]
-    for scheme in config.PER_PROVIDER:
+    for scheme in model.PER_PROVIDER:
         out += [(scheme, p) for p in run.spec["providers"] if (scheme, p) not in skipped]
     return out
 
@@ -109,7 +111,7 @@ def test_info_and_notes(scenario):
     assert set(scenario.info["providers"]) == set(scenario.spec["providers"])
     assert "master password" in scenario.info["master_password"]
     for scheme, provider in expected_lines(scenario):
-        assert config.Series(scheme, provider, "").label in scenario.notes
+        assert model.Series(scheme, provider, "").label in scenario.notes
     # Whole-file reads verified the configured signer.
     assert any("signature by" in x for x in scenario.notes["wholefile"])
 
@@ -129,24 +131,24 @@ def test_analyse_gives_h_and_f_for_every_non_plain_series(scenario):
 
 def test_html_section_and_summary_render(scenario):
     results = scenario.analyse()
-    html = config.render_section(
+    html = config_report.render_section(
         results, scenario.info, {"cpu_model": "test cpu"}, scenario.spec, scenario.notes
     )
     assert html.count("<svg") == 2
     assert "h (s), thesis" in html and "25.609" in html
     assert "Heap at n = 3" in html and "Writing and reading 3 values" in html
     assert "master password" in html and "test cpu" in html
-    page = config.render_page(scenario, results)
+    page = config_report.render_page(scenario, results)
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    text = config.summary(results, scenario.info)
+    text = figures.summary(results, scenario.info)
     assert "confcrypt/" in text and "wholefile" in text and "f, thesis" in text
-    json.dumps(config.to_json(scenario, results))
+    json.dumps(figures.to_json(scenario, results))
 
 
 def test_store_round_trip(scenario, tmp_path):
     db = Store.open(tmp_path / "results.db")
     run_id = db.create_run(
-        suite=config.STORE_SUITE,
+        suite=model.STORE_SUITE,
         settings={},
         argv=["cryptobench", "scenario", "config"],
         versions={
@@ -159,9 +161,8 @@ def test_store_round_trip(scenario, tmp_path):
         libraries=[],
         cases=[],
     )
-    with db.transaction():
-        config.store_figures(db.conn, run_id, scenario)
-    loaded = config.load_run(db.conn, run_id)
+    figures.save(db, run_id, scenario)
+    loaded = figures.load(db, run_id)
     assert loaded is not None
     assert sorted(map(json.dumps, loaded.samples)) == sorted(
         json.dumps({k: s[k] for k in ("scheme", "provider", "n", "direction", "run", "ns")})
@@ -223,7 +224,7 @@ def test_bad_spec_is_an_error_with_exit_2(driver, spec, message):
 def test_run_driver_raises_the_drivers_error(driver, tmp_path):
     spec = {"schemes": ["plain"], "providers": [], "n": [1], "runs": 0, "dir": str(tmp_path)}
     with pytest.raises(UserError, match="runs"):
-        config.run_driver(driver, spec, lambda m: None)
+        config_driver.run_driver(driver, spec, lambda m: None)
 
 
 def test_plain_only_needs_no_gpg(driver, tmp_path):
@@ -261,7 +262,7 @@ def test_analyse_known_medians_give_known_h_and_f():
     rows += [sample("compat", "openssl", 5, "read", 0, 99)]
     # wholefile write against plain write: 3 ms vs 1 ms at n=1
     rows += [sample("plain", "", 1, "write", 0, 1), sample("wholefile", "", 1, "write", 0, 3)]
-    results = config.analyse(rows)
+    results = model.analyse(rows)
 
     assert results.medians[Series("plain", "", "read")] == {1: 0.002, 2: 0.004}
     assert results.runs[Series("plain", "", "read")] == {1: 3, 2: 4}
@@ -278,7 +279,7 @@ def test_analyse_known_medians_give_known_h_and_f():
     assert whole.mean_f == pytest.approx(3.0)
     assert whole.thesis == (0.007, 2.791)
     # Writes come first in the table, then reads; the thesis's figures sit beside ours.
-    assert config.overhead_rows(results)[1] == [
+    assert figures.overhead_rows(results)[1] == [
         "decryption",
         "compat/openssl",
         "0.0270",
@@ -290,9 +291,9 @@ def test_analyse_known_medians_give_known_h_and_f():
 
 
 def test_analyse_without_baseline_has_no_overhead():
-    results = config.analyse([sample("confcrypt", "gcrypt", 10, "read", 0, 5)])
+    results = model.analyse([sample("confcrypt", "gcrypt", 10, "read", 0, 5)])
     assert results.overheads == []
-    assert config.headline_n(results) == 10
+    assert figures.headline_n(results) == 10
 
 
 def test_time_rows_at_1000_compare_with_compat_and_the_thesis():
@@ -301,15 +302,15 @@ def test_time_rows_at_1000_compare_with_compat_and_the_thesis():
         rows += [sample("plain", "", 1000, d, run, 2 * scale) for d in ("write", "read")]
         rows += [sample("compat", "gcrypt", 1000, d, run, 8000 * scale) for d in ("write", "read")]
         rows += [sample("confcrypt", "gcrypt", 1000, d, run, 20 * scale) for d in ("write", "read")]
-    results = config.analyse(rows, [{**rows[0], "allocs": 10, "bytes": 2048, "peak_live_bytes": 1}])
-    assert config.headline_n(results) == 1000
-    table = {r[0]: r for r in config.time_rows(results, 1000)}
+    results = model.analyse(rows, [{**rows[0], "allocs": 10, "bytes": 2048, "peak_live_bytes": 1}])
+    assert figures.headline_n(results) == 1000
+    table = {r[0]: r for r in figures.time_rows(results, 1000)}
     assert table["compat/gcrypt"][3] == "8.00 s"
     assert table["compat/gcrypt"][4] == "7.20 s – 8.80 s"
     assert table["compat/gcrypt"][6] == "10.70 s"
     assert table["confcrypt/gcrypt"][5] == "400× faster"
     assert table["plain"][6] == "3.00 ms" and table["plain"][7] == "3"
-    assert config.heap_rows(results, 1000) == [["plain", "write", "10", "2.0 KiB", "1 B", "0.0"]]
+    assert figures.heap_rows(results, 1000) == [["plain", "write", "10", "2.0 KiB", "1 B", "0.0"]]
 
 
 def test_default_providers_need_gcm_and_pbkdf2_sha512():
@@ -318,18 +319,18 @@ def test_default_providers_need_gcm_and_pbkdf2_sha512():
         "sodium": {"aes-256-gcm": ("encrypt", "decrypt")},
         "nettle": {"pbkdf2-sha512": ("derive",), "aes-256-cbc": ("encrypt", "decrypt")},
     }
-    assert config.default_providers(algorithms) == ["openssl"]
+    assert config_driver.default_providers(algorithms) == ["openssl"]
 
 
 def test_find_driver_refuses_a_bad_env_value(monkeypatch, tmp_path):
     monkeypatch.setenv("CRYPTOBENCH_CONFCRYPT_BENCH", str(tmp_path / "missing"))
     with pytest.raises(UserError, match="CRYPTOBENCH_CONFCRYPT_BENCH"):
-        config.find_driver()
+        config_driver.find_driver()
 
 
 def test_load_run_of_a_run_without_the_scenario(tmp_path):
     db = Store.open(tmp_path / "results.db")
-    assert config.load_run(db.conn, 1) is None
+    assert figures.load(db, 1) is None
 
 
 # ---- the command, as cli.py runs it --------------------------------------------------------------
@@ -345,7 +346,7 @@ def test_command_stores_prints_and_writes(driver, providers, native_runner, tmp_
     db.close()
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", type=Path)
-    config.add_arguments(parser)
+    command.add_arguments(parser)
     args = parser.parse_args(
         [
             "--n",
@@ -366,13 +367,13 @@ def test_command_stores_prints_and_writes(driver, providers, native_runner, tmp_
             str(tmp_path),
         ]
     )
-    assert config.command(args) == 0
+    assert command.command(args) == 0
     out = capsys.readouterr().out
     assert "Writing and reading a configuration of 2 values" in out
     assert "stored as run 1" in out
     db = Store.open(db_path)
-    assert db.run(1).status == "complete" and db.run(1).suite == config.STORE_SUITE
-    stored = config.load_run(db.conn, 1)
+    assert db.run(1).status == "complete" and db.run(1).suite == model.STORE_SUITE
+    stored = figures.load(db, 1)
     assert stored is not None and len(stored.samples) == stored.expected_samples()
     assert stored.spec["providers"] == providers
     assert "<svg" in (tmp_path / "r.html").read_text()
@@ -389,6 +390,28 @@ def test_command_options_are_checked(argv):
     import argparse
 
     parser = argparse.ArgumentParser(exit_on_error=False)
-    config.add_arguments(parser)
+    command.add_arguments(parser)
     with pytest.raises((argparse.ArgumentError, SystemExit)):
         parser.parse_args(argv)
+
+
+def test_extrapolation_follows_the_linear_fit_and_is_labelled():
+    # milliseconds: 10 ms + 6 ms per value
+    rows = [sample("compat", "gcrypt", n, "read", 0, 10 + 6 * n) for n in (1, 10, 100)]
+    rows += [sample("plain", "", n, "read", 0, 1) for n in (1, 10, 100, 1000)]
+    medians = model.analyse(rows).medians
+    fitted = model.extrapolate(medians, {"compat": [1000]})
+    assert fitted[Series("compat", "gcrypt", "read")][1000] == pytest.approx(6.01)
+    assert Series("plain", "", "read") not in fitted  # only the scheme asked for
+    run = model.ScenarioRun(spec={}, samples=rows, extrapolate={"compat": [1000]})
+    table = {r[0]: r for r in figures.time_rows(run.analyse(), 1000)}
+    assert table["compat/gcrypt"][3:5] == ["≈6.01 s", "extrapolated (fit)"]
+
+
+def test_quick_measures_the_thesis_scheme_only_at_small_n():
+    passes = command._passes(model.QUICK_N, quick=True)
+    assert passes[0] == (tuple(model.SCHEMES), [1, 10, 100])
+    assert "compat" not in passes[1][0] and passes[1][1] == [1000]
+    assert command._passes(model.QUICK_N, quick=False) == [
+        (tuple(model.SCHEMES), [1, 10, 100, 1000])
+    ]

@@ -175,7 +175,7 @@ def test_a_version_2_database_gains_the_cost_and_keeps_samples_and_failures(tmp_
     v2_database(path)
 
     db = store.Store.open(path)
-    assert db.schema_version() == store.SCHEMA_VERSION == 4
+    assert db.schema_version() == store.SCHEMA_VERSION == 6
     cases = {c["size"]: c for c in db.cases(1)}
     assert [c["cost"] for c in cases.values()] == [{}, {}, {}]
     # Rebuilding the table must not cascade into the samples and failures of the old cases.
@@ -223,3 +223,24 @@ def test_the_cost_is_part_of_a_cases_identity_and_survives_a_resume(tmp_path):
             [],
             [cases[0], cases[0]],
         )
+
+
+def test_scenario_figures_are_appended_and_read_back_in_order(tmp_path):
+    from cryptobench.figures import Figure, failed
+
+    db = store.Store.open(tmp_path / "r.db")
+    run_id = db.create_run(
+        suite="scenario:x",
+        settings={},
+        argv=["cryptobench"],
+        versions={"cryptobench": "0", "runner": "x", "runner_version": "0", "runner_path": ""},
+        machine={"hostname": "h"},
+        libraries=[],
+        cases=[],
+    )
+    first = Figure({"system": "ext4", "workload": "dd-write"}, "throughput", "MB/s", (1.0, 3.0))
+    db.add_figures(run_id, [first])
+    db.add_figures(run_id, [failed({"system": "encfs"}, "throughput", "MB/s", "mount failed")])
+    got = db.figures(run_id)
+    assert got[0] == first and got[0].median == 2.0
+    assert (got[1].status, got[1].reason, got[1].values) == ("failed", "mount failed", ())

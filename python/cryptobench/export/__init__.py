@@ -6,7 +6,7 @@ Adding a format means adding a module here and one line to FORMATS.
 from collections.abc import Callable
 
 from cryptobench.analysis import RunResults
-from cryptobench.export import csv, json, md
+from cryptobench.export import csv, gbench, json, md
 
 Renderer = Callable[[RunResults, bool], str]
 
@@ -14,4 +14,5 @@ FORMATS: dict[str, Renderer] = {
     "json": json.render,
     "csv": csv.render,
     "md": md.render,
+    "gbench": gbench.render,
 }

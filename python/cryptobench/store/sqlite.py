@@ -20,170 +20,31 @@ from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
+from cryptobench.figures import Figure
 from cryptobench.plan import CaseSpec
+from cryptobench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
-MIGRATIONS: list[str] = [
-    # 0 -> 1: the first schema.
-    """
-    CREATE TABLE runs (
-        id INTEGER PRIMARY KEY,
-        started_at TEXT NOT NULL,
-        finished_at TEXT,
-        status TEXT NOT NULL,              -- running, complete, interrupted
-        suite TEXT NOT NULL,
-        settings TEXT NOT NULL,            -- JSON: timeout, skipped combinations, ...
-        argv TEXT NOT NULL,                -- JSON: the command line
-        cryptobench_version TEXT NOT NULL,
-        runner TEXT NOT NULL,
-        runner_version TEXT NOT NULL,
-        runner_path TEXT NOT NULL,
-        pid INTEGER                        -- of the cryptobench process measuring the run
-    );
-    CREATE TABLE machine (
-        run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
-        hostname TEXT,
-        cpu_model TEXT,
-        cores INTEGER,
-        kernel TEXT,
-        os TEXT,
-        compiler TEXT,
-        tsc_hz REAL,
-        tsc_invariant INTEGER,
-        governor TEXT,
-        cpu_flags TEXT,                    -- JSON array
-        record TEXT NOT NULL               -- JSON: the runner's whole machine record
-    );
-    CREATE TABLE libraries (
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        provider TEXT NOT NULL,
-        variant TEXT NOT NULL,
-        version TEXT NOT NULL,
-        description TEXT NOT NULL,         -- of the variant
-        code_path TEXT NOT NULL,           -- JSON: what the library reports about its code path
-        PRIMARY KEY (run_id, provider, variant)
-    );
-    CREATE TABLE cases (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,              -- order in the plan
-        provider TEXT NOT NULL,
-        variant TEXT NOT NULL,
-        operation TEXT NOT NULL,
-        algorithm TEXT NOT NULL,
-        size INTEGER NOT NULL,
-        input TEXT NOT NULL,
-        align_offset INTEGER NOT NULL,
-        aad_bytes INTEGER NOT NULL,
-        spec TEXT NOT NULL,                -- JSON: the whole case specification
-        status TEXT NOT NULL,              -- pending, ok, failed, unsupported
-        reason TEXT NOT NULL DEFAULT '',
-        gate TEXT,                         -- JSON: kat, roundtrip, agreement
-        iterations INTEGER,
-        calibration_ns INTEGER,
-        heap_allocs_per_op REAL,
-        heap_frees_per_op REAL,
-        heap_bytes_per_op REAL,
-        heap_peak_live_bytes INTEGER,
-        heap_prepare_allocs INTEGER,
-        heap_prepare_bytes INTEGER,
-        max_rss_kb INTEGER,
-        runner_summary TEXT,               -- JSON: the runner's own summary, for cross-checks
-        completed_at TEXT,
-        UNIQUE (run_id, provider, variant, operation, algorithm, size, input, align_offset,
-                aad_bytes)
-    );
-    CREATE INDEX cases_by_run ON cases(run_id, seq);
-    CREATE TABLE samples (
-        case_id INTEGER NOT NULL REFERENCES cases(id) ON DELETE CASCADE,
-        idx INTEGER NOT NULL,
-        iterations INTEGER NOT NULL,
-        ns INTEGER NOT NULL,               -- CLOCK_MONOTONIC for the whole sample
-        ticks INTEGER NOT NULL,            -- TSC ticks for the whole sample
-        PRIMARY KEY (case_id, idx)
-    ) WITHOUT ROWID;
-    CREATE TABLE failures (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        case_id INTEGER REFERENCES cases(id) ON DELETE CASCADE,
-        kind TEXT NOT NULL,                -- gate, library, crash, timeout, protocol, start
-        message TEXT NOT NULL,
-        detail TEXT NOT NULL DEFAULT '',   -- e.g. the end of the runner's stderr
-        at TEXT NOT NULL
-    );
-    """,
-    # 1 -> 2: a free-text note per run (`run --note`), shown by `runs` and in reports.
-    """
-    ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT '';
-    """,
-    # 2 -> 3: a key derivation case's cost parameters (canonical JSON, '{}' for every other case)
-    # join the case's identity. SQLite cannot change a table's UNIQUE constraint in place, so the
-    # table is rebuilt (the procedure of https://sqlite.org/lang_altertable.html, section 7); ids
-    # are kept, so samples and failures still point at their cases. migrate() turns foreign keys
-    # off around it: with them on, dropping the old table would delete every sample.
-    """
-    CREATE TABLE cases_v3 (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        provider TEXT NOT NULL,
-        variant TEXT NOT NULL,
-        operation TEXT NOT NULL,
-        algorithm TEXT NOT NULL,
-        size INTEGER NOT NULL,
-        input TEXT NOT NULL,
-        align_offset INTEGER NOT NULL,
-        aad_bytes INTEGER NOT NULL,
-        cost TEXT NOT NULL DEFAULT '{}',   -- JSON: KDF cost parameters, e.g. {"iterations":10000}
-        spec TEXT NOT NULL,
-        status TEXT NOT NULL,
-        reason TEXT NOT NULL DEFAULT '',
-        gate TEXT,
-        iterations INTEGER,
-        calibration_ns INTEGER,
-        heap_allocs_per_op REAL,
-        heap_frees_per_op REAL,
-        heap_bytes_per_op REAL,
-        heap_peak_live_bytes INTEGER,
-        heap_prepare_allocs INTEGER,
-        heap_prepare_bytes INTEGER,
-        max_rss_kb INTEGER,
-        runner_summary TEXT,
-        completed_at TEXT,
-        UNIQUE (run_id, provider, variant, operation, algorithm, size, input, align_offset,
-                aad_bytes, cost)
-    );
-    INSERT INTO cases_v3 (id, run_id, seq, provider, variant, operation, algorithm, size, input,
-        align_offset, aad_bytes, spec, status, reason, gate, iterations, calibration_ns,
-        heap_allocs_per_op, heap_frees_per_op, heap_bytes_per_op, heap_peak_live_bytes,
-        heap_prepare_allocs, heap_prepare_bytes, max_rss_kb, runner_summary, completed_at)
-    SELECT id, run_id, seq, provider, variant, operation, algorithm, size, input,
-        align_offset, aad_bytes, spec, status, reason, gate, iterations, calibration_ns,
-        heap_allocs_per_op, heap_frees_per_op, heap_bytes_per_op, heap_peak_live_bytes,
-        heap_prepare_allocs, heap_prepare_bytes, max_rss_kb, runner_summary, completed_at
-    FROM cases;
-    DROP TABLE cases;
-    ALTER TABLE cases_v3 RENAME TO cases;
-    CREATE INDEX cases_by_run ON cases(run_id, seq);
-    """,
-    # 3 -> 4: the `config` scenario (python/cryptobench/scenarios/config.py). A scenario run is a
-    # row of runs (suite 'scenario:config', driver facts in settings["scenario"]) with no cases;
-    # its timings and heap figures are here.
-    """
-    CREATE TABLE scenario_samples (
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        scheme TEXT NOT NULL, provider TEXT NOT NULL, n INTEGER NOT NULL, direction TEXT NOT NULL,
-        run_index INTEGER NOT NULL, ns INTEGER NOT NULL,
-        PRIMARY KEY (run_id, scheme, provider, n, direction, run_index)
-    ) WITHOUT ROWID;
-    CREATE TABLE scenario_heap (
-        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        scheme TEXT NOT NULL, provider TEXT NOT NULL, n INTEGER NOT NULL, direction TEXT NOT NULL,
-        allocs INTEGER NOT NULL, bytes INTEGER NOT NULL, peak_live_bytes INTEGER NOT NULL,
-        PRIMARY KEY (run_id, scheme, provider, n, direction)
-    ) WITHOUT ROWID;
-    """,
-]
-SCHEMA_VERSION = len(MIGRATIONS)
+MAX_ROW_ID = (1 << 63) - 1  # SQLite's largest integer
+
+# What a damaged or locked database raises mid-command; the command line turns it into one line.
+DatabaseError = sqlite3.DatabaseError
+
+_HEAP_COLUMNS = ("scheme", "provider", "n", "direction", "allocs", "bytes", "peak_live_bytes")
+
+
+def _wait_s() -> float:
+    """How long a command waits for another one writing to the same database (seconds)."""
+    try:
+        return max(0.0, float(os.environ.get("CRYPTOBENCH_DB_WAIT_S", "30")))
+    except ValueError:
+        return 30.0
+
+
+def locked_message(path: Path | str) -> str:
+    return (
+        f"database {path} is locked: another cryptobench is writing to it; wait for it to "
+        "finish, or use another --db"
+    )
 
 
 def default_path() -> Path:
@@ -234,7 +95,7 @@ class Store:
         elif path.is_dir():
             raise UserError(f"database {path}: is a directory")
         try:
-            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            conn = sqlite3.connect(path, timeout=_wait_s(), isolation_level=None)
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA foreign_keys = ON")
             # A commit per case must not stall measuring; NORMAL stays consistent after a crash
@@ -243,6 +104,8 @@ class Store:
             store = cls(conn, path)
             store.migrate()
         except sqlite3.DatabaseError as e:
+            if "locked" in str(e):
+                raise UserError(locked_message(path)) from None
             raise UserError(f"database {path}: {e} (not a cryptobench results file?)") from None
         return store
 
@@ -454,6 +317,23 @@ class Store:
     def _run_of(self, case_id: int) -> int:
         return self.conn.execute("SELECT run_id FROM cases WHERE id = ?", (case_id,)).fetchone()[0]
 
+    def claim_run(self, run_id: int, busy: Any) -> "RunInfo":
+        """Takes a stopped run for measuring, atomically: under the database's write lock, the
+        run is refused when `busy(info)` says another process measures it, else marked
+        `running` by this process. Two `--resume` of one run started at the same instant
+        cannot both measure it: the second waits for the lock and then sees the first."""
+        with self.transaction():
+            info = self.run(run_id)
+            if info.status == "complete":
+                raise UserError(f"run {run_id} is already complete")
+            if busy(info):
+                raise UserError(f"run {run_id} is being measured right now (process {info.pid})")
+            self.conn.execute(
+                "UPDATE runs SET status = 'running', finished_at = NULL, pid = ? WHERE id = ?",
+                (os.getpid(), run_id),
+            )
+        return info
+
     def set_status(self, run_id: int, status: str) -> None:
         finished = now() if status != "running" else None
         pid = os.getpid() if status == "running" else None
@@ -480,6 +360,8 @@ class Store:
             run_id = int(ref)
         except (TypeError, ValueError):
             raise UserError(f"run '{ref}': expected a run number or 'latest'") from None
+        if not 1 <= run_id <= MAX_ROW_ID:
+            raise UserError(f"no run {ref} in {self.path} (see `cryptobench runs`)")
         if not self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone():
             raise UserError(f"no run {run_id} in {self.path} (see `cryptobench runs`)")
         return run_id
@@ -548,6 +430,147 @@ class Store:
         for c in cases:
             c["samples"] = samples.get(c["id"], [])
         return cases
+
+    def set_settings(self, run_id: int, settings: dict[str, Any]) -> None:
+        """Replaces a run's settings (a scenario adds what it learnt while measuring)."""
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE runs SET settings = ? WHERE id = ?", (json.dumps(settings), run_id)
+            )
+
+    # ---- scenario figures ------------------------------------------------------------------------
+
+    def add_figures(self, run_id: int, figures: Iterable[Figure]) -> None:
+        """Appends figures to a run, in one transaction: a scenario stores each as it is measured,
+        so a run stopped at any moment keeps what it had."""
+        with self.transaction():
+            (last,) = self.conn.execute(
+                "SELECT COALESCE(MAX(seq), -1) FROM figures WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            self.conn.executemany(
+                "INSERT INTO figures (run_id, seq, key, metric, unit, better, status, reason,"
+                " vals, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        run_id,
+                        last + 1 + i,
+                        json.dumps(f.key, sort_keys=True),
+                        f.metric,
+                        f.unit,
+                        f.better,
+                        f.status,
+                        f.reason,
+                        json.dumps(list(f.values)),
+                        json.dumps(f.extra, sort_keys=True),
+                    )
+                    for i, f in enumerate(figures)
+                ],
+            )
+
+    def figures(self, run_id: int) -> list[Figure]:
+        rows = self.conn.execute(
+            "SELECT key, metric, unit, better, status, reason, vals, extra FROM figures"
+            " WHERE run_id = ? ORDER BY seq",
+            (run_id,),
+        )
+        return [
+            Figure(
+                key=json.loads(r["key"]),
+                metric=r["metric"],
+                unit=r["unit"],
+                values=tuple(json.loads(r["vals"])),
+                better=r["better"],
+                status=r["status"],
+                reason=r["reason"],
+                extra=json.loads(r["extra"]),
+            )
+            for r in rows
+        ]
+
+    # ---- calibrations (noise.py) ---------------------------------------------------------------
+
+    def add_calibration(
+        self, machine: dict[str, Any], run_a: int, run_b: int, noise: float, figures: dict
+    ) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO calibrations (created_at, hostname, cpu_model, run_a, run_b, noise,"
+                " figures) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (now(), machine.get("hostname"), machine.get("cpu_model"), run_a, run_b, noise,
+                 json.dumps(figures)),
+            )  # fmt: skip
+
+    def latest_calibration(self, hostname: str | None, cpu_model: str | None) -> dict | None:
+        row = self.conn.execute(
+            "SELECT * FROM calibrations WHERE hostname IS ? AND cpu_model IS ?"
+            " ORDER BY id DESC LIMIT 1",
+            (hostname, cpu_model),
+        ).fetchone()
+        if row is None:
+            return None
+        return {**dict(row), "figures": json.loads(row["figures"])}
+
+    # ---- the config scenario's own tables (schema 4) ---------------------------------------------
+
+    def add_config_figures(
+        self, run_id: int, samples: Iterable[dict[str, Any]], heap: Iterable[dict[str, Any]]
+    ) -> None:
+        """The configuration scenario's timings (one row per scheme, provider, n, direction and
+        run) and heap figures, in one transaction."""
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT INTO scenario_samples (run_id, scheme, provider, n, direction,"
+                " run_index, ns) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        run_id,
+                        s["scheme"],
+                        s.get("provider") or "",
+                        int(s["n"]),
+                        s["direction"],
+                        int(s["run"]),
+                        int(s["ns"]),
+                    )
+                    for s in samples
+                ],
+            )
+            self.conn.executemany(
+                "INSERT INTO scenario_heap (run_id, scheme, provider, n, direction, allocs,"
+                " bytes, peak_live_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        run_id,
+                        h["scheme"],
+                        h.get("provider") or "",
+                        int(h["n"]),
+                        h["direction"],
+                        int(h["allocs"]),
+                        int(h["bytes"]),
+                        int(h["peak_live_bytes"]),
+                    )
+                    for h in heap
+                ],
+            )
+
+    def config_figures(self, run_id: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The configuration scenario's samples and heap rows of a run (empty for other runs)."""
+        samples = [
+            dict(zip(("scheme", "provider", "n", "direction", "run", "ns"), r, strict=True))
+            for r in self.conn.execute(
+                "SELECT scheme, provider, n, direction, run_index, ns FROM scenario_samples"
+                " WHERE run_id = ? ORDER BY run_index, n, scheme, provider, direction",
+                (run_id,),
+            )
+        ]
+        heap = [
+            dict(zip(_HEAP_COLUMNS, r, strict=True))
+            for r in self.conn.execute(
+                "SELECT scheme, provider, n, direction, allocs, bytes, peak_live_bytes"
+                " FROM scenario_heap WHERE run_id = ?",
+                (run_id,),
+            )
+        ]
+        return samples, heap
 
     def failures(self, run_id: int) -> list[dict[str, Any]]:
         rows = self.conn.execute(

@@ -1,0 +1,2 @@
+# The report's browser test: it opens a real report in headless Chromium (Debian's package).
+APT_PACKAGES += chromium

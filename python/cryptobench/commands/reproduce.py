@@ -1,0 +1,55 @@
+"""`cryptobench reproduce 000|001|002|003|004|all [--quick] [--report FILE]`: each paper's
+experiment at its settings, our figures beside its figures, and one reproduction report."""
+
+import argparse
+from pathlib import Path
+
+from cryptobench import papers, scenarios
+from cryptobench.files import write_file
+from cryptobench.scenarios.base import Reproduction
+
+
+def register(sub, db: argparse.ArgumentParser) -> None:
+    c = sub.add_parser(
+        "reproduce",
+        parents=[db],
+        help="repeat a paper's experiment and print our figures beside the paper's",
+    )
+    c.add_argument("papers", nargs="+", metavar="PAPER", help=f"{'|'.join(papers.PAPERS)}|all")
+    c.add_argument(
+        "--quick", action="store_true", help="each paper's quick variant: a few minutes each"
+    )
+    c.add_argument("--report", type=Path, metavar="FILE", help="write the reproduction report")
+    c.set_defaults(func=cmd_reproduce)
+
+
+def reproduce_one(number: str, args: argparse.Namespace) -> Reproduction:
+    paper = papers.PAPERS[number]
+    for scenario in scenarios.for_paper(number):
+        if scenario.reproduce is not None:
+            return scenario.reproduce(args)
+    reason = f"nothing in this cryptobench repeats it yet ({paper.repeated_by} is not available)"
+    return Reproduction(number, paper.title, [], "", [], not_reproduced=[reason])
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    numbers = papers.parse(args.papers)
+    done: list[Reproduction] = []
+    for number in numbers:
+        paper = papers.PAPERS[number]
+        print(f"\n=== {number}: {paper.title} ({paper.year}) ===\n", flush=True)
+        rep = reproduce_one(number, args)
+        done.append(rep)
+        if rep.text:
+            print(rep.text)
+        for claim in rep.claims:
+            verdict = {True: "holds", False: "does not hold", None: "undecided"}[claim.holds]
+            print(f"\n* {claim.claim}: {verdict}\n  paper: {claim.paper}\n  ours:  {claim.ours}")
+        for item in rep.not_reproduced:
+            print(f"\nnot reproduced here: {item}")
+    if args.report:
+        from cryptobench.report.reproduction import render
+
+        write_file(args.report, render(done, quick=args.quick))
+        print(f"\nreproduction report: {args.report}")
+    return 0

@@ -1,0 +1,97 @@
+"""What a scenario is. Each scenario is a package under `cryptobench/scenarios/` whose
+`__init__.py` defines `SCENARIO = Scenario(...)`; the command line, `show`, `report`, `export`,
+`compare` and `reproduce` find it there (scenarios/__init__.py) and never import it by name.
+
+A scenario's package has the same rooms every time:
+
+    __init__.py   SCENARIO: its name, help and the hooks below (imports nothing heavy)
+    command.py    its arguments and the command: plan → set up → measure → tear down → store
+    drivers/ …    what it starts and measures (systems, daemons, programs), one module each
+    figures.py    loading a stored run and the terminal summary
+    report.py     its HTML report sections
+    reproduce.py  `cryptobench reproduce NNN` for the paper it repeats (when it repeats one)
+
+Its data flows one way like the core's: measurements become `Figure`s (cryptobench.figures) or,
+for the configuration scenario, its own rows, stored through `Store`; presentation reads them
+back from the store.
+"""
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptobench.figures import Figure
+from cryptobench.report.html import Section
+from cryptobench.store import RunInfo, Store
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper and whether it holds here."""
+
+    claim: str
+    paper: str  # what the paper reports (figures, with the table they come from)
+    ours: str  # what we measured
+    holds: bool | None  # None: cannot be decided here (say why in `ours`)
+
+
+@dataclass
+class Reproduction:
+    """What `cryptobench reproduce NNN` produced for one paper."""
+
+    paper: str  # "002"
+    title: str
+    run_ids: list[int]
+    text: str  # the side-by-side tables for the terminal
+    sections: list[Section]  # for the reproduction report
+    claims: list[Claim] = field(default_factory=list)
+    not_reproduced: list[str] = field(default_factory=list)  # what could not be done here, why
+
+
+@dataclass
+class StoredRun:
+    """A stored scenario run as the presentation side gets it."""
+
+    info: RunInfo
+    machine: dict[str, Any]
+    settings: dict[str, Any]
+    figures: list[Figure]
+    data: Any = None  # what the scenario's own `load` returned
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str  # `cryptobench scenario NAME`; the run's suite is `scenario:NAME`
+    help: str  # one line for --help
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    command: Callable[[argparse.Namespace], int]
+    summary: Callable[[StoredRun], str]  # what `show` prints
+    report_sections: Callable[[StoredRun], list[Section]]  # what `report` shows
+    to_json: Callable[[StoredRun], dict[str, Any]]  # what `export --format json` writes
+    # Reads what the scenario stored beyond its figures (None: figures only).
+    load: Callable[[Store, int], Any] | None = None
+    # Figures for `compare` when they are not the stored figures (config keeps its own rows).
+    figures: Callable[[StoredRun], list[Figure]] | None = None
+    top_level: bool = True  # also `cryptobench NAME`, beside `cryptobench scenario NAME`
+    paper: str | None = None  # the paper of ../shared/papers it repeats ("002")
+    reproduce: Callable[[argparse.Namespace], Reproduction] | None = None
+
+    @property
+    def suite(self) -> str:
+        return f"scenario:{self.name}"
+
+    def stored(self, db: Store, run_id: int) -> StoredRun:
+        info = db.run(run_id)
+        run = StoredRun(
+            info=info,
+            machine=db.machine(run_id),
+            settings=info.settings,
+            figures=db.figures(run_id),
+        )
+        if self.load is not None:
+            run.data = self.load(db, run_id)
+        return run
+
+    def comparable_figures(self, run: StoredRun) -> list[Figure]:
+        return self.figures(run) if self.figures is not None else run.figures

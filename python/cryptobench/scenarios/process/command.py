@@ -1,0 +1,211 @@
+"""`cryptobench process`: what encrypting a file costs a whole process, per library, algorithm,
+input kind and size — and `cryptobench process corpus`, which builds the inputs."""
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from cryptobench.errors import EXIT_INTERRUPTED, UserError
+from cryptobench.figures import skipped
+from cryptobench.scenarios.process import corpus, driver, measure
+from cryptobench.scenarios.process.model import (
+    ALGORITHMS,
+    CHUNK,
+    KINDS,
+    QUICK_ALGORITHMS,
+    QUICK_PROVIDERS,
+    QUICK_RUNS,
+    QUICK_SIZES,
+    RUNS,
+    SIZES,
+    WARMUP,
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=["measure", "corpus"],
+        default="measure",
+        help="measure (default), or only build the input corpus",
+    )
+    p.add_argument("-p", "--providers", metavar="LIST", help="providers (default: every one)")
+    p.add_argument(
+        "-a", "--algorithms", metavar="LIST", help=f"algorithms (default: {','.join(ALGORITHMS)})"
+    )
+    p.add_argument("--kinds", metavar="LIST", help=f"input kinds (default: {','.join(KINDS)})")
+    p.add_argument("--sizes", metavar="LIST", help="input sizes (default: 128K,256K,512K,1M,4M,8M)")
+    p.add_argument("--runs", type=int, metavar="N", help=f"measured runs per cell (default {RUNS})")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a few minutes: {', '.join(QUICK_PROVIDERS)}; {', '.join(QUICK_ALGORITHMS)}; "
+        f"128 KiB and 1 MiB; {QUICK_RUNS} runs",
+    )
+    p.add_argument("--workdir", type=Path, metavar="DIR", help="where outputs are written")
+    p.add_argument("--note", default="", help="a note stored with the run")
+    p.add_argument("--report", type=Path, metavar="FILE", help="also write an HTML report")
+    p.add_argument("--json-out", type=Path, metavar="FILE", help="also write the figures as JSON")
+
+
+def _list(text: str | None, default: tuple, what: str, known: tuple | None = None) -> tuple:
+    if text is None:
+        return default
+    values = tuple(v.strip() for v in text.split(",") if v.strip())
+    if not values:
+        raise UserError(f"{what}: an empty list")
+    unknown = [v for v in values if known is not None and v not in known]
+    if unknown:
+        raise UserError(f"{what}: unknown {unknown[0]!r} (known: {', '.join(known)})")
+    return values
+
+
+def settings(args: argparse.Namespace, caps: Any) -> dict[str, Any]:
+    from cryptobench.units import parse_sizes
+
+    quick = args.quick
+    algorithms = _list(
+        args.algorithms,
+        QUICK_ALGORITHMS if quick else ALGORITHMS,
+        "--algorithms",
+        tuple(caps.algorithms),
+    )
+    kinds = _list(args.kinds, KINDS, "--kinds", KINDS)
+    sizes = tuple(parse_sizes(args.sizes)) if args.sizes else (QUICK_SIZES if quick else SIZES)
+    if any(s <= 0 or s > (256 << 20) for s in sizes):
+        raise UserError("--sizes: each size must be between 1 byte and 256 MiB")
+    offering = [
+        p
+        for p, info in caps.providers.items()
+        if any(a in info.algorithms for a in algorithms) and p != "null"
+    ]
+    default_providers = tuple(p for p in QUICK_PROVIDERS if p in offering) if quick else offering
+    providers = _list(args.providers, tuple(default_providers), "-p", tuple(caps.providers))
+    runs = args.runs if args.runs is not None else (QUICK_RUNS if quick else RUNS)
+    if not 1 <= runs <= 1000:
+        raise UserError("--runs must be between 1 and 1000")
+    return {
+        "providers": list(providers),
+        "algorithms": list(algorithms),
+        "kinds": list(kinds),
+        "sizes": list(sizes),
+        "runs": runs,
+        "warmup": WARMUP,
+        "chunk": CHUNK,
+    }
+
+
+def _check_space(workdir: Path, sizes: list[int]) -> None:
+    import shutil
+
+    need = 3 * max(sizes) + (64 << 20)
+    free = shutil.disk_usage(workdir).free
+    if free < need:
+        raise UserError(f"{workdir}: {free >> 20} MiB free, the run needs {need >> 20} MiB")
+
+
+def command(args: argparse.Namespace) -> int:
+    from cryptobench import runner, store
+    from cryptobench.lifecycle import scenario_run
+    from cryptobench.progress import ProgressBar
+    from cryptobench.scenarios.process import figures as process_figures
+    from cryptobench.scenarios.resources import Ledger
+
+    exe = runner.find_runner()
+    caps = runner.list_capabilities(exe)
+    spec = settings(args, caps)
+    if args.action == "corpus":
+        files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
+        for name, digest in sorted(corpus.checksums(files).items()):
+            print(f"{digest}  {corpus.cache_dir() / name}")
+        for kind, why in missing.items():
+            print(f"skipped {kind}: {why}", file=sys.stderr)
+        return 0
+    program = driver.find_program()
+    files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
+    spec["corpus"] = corpus.checksums(files)
+    spec["skipped_kinds"] = missing
+    db = store.Store.open(args.db)
+    cells = [
+        (p, a)
+        for p in spec["providers"]
+        for a in spec["algorithms"]
+        if a in caps.providers[p].algorithms
+    ]
+    if not cells:
+        raise UserError("none of the providers chosen offers any of the algorithms chosen")
+    libraries = [
+        {
+            "provider": p,
+            "variant": "default",
+            "version": caps.providers[p].version,
+            "code_path": caps.providers[p].code_path,
+        }
+        for p in spec["providers"]
+    ]
+    bar = ProgressBar()
+    total = len(cells) * sum(len(v) for v in files.values()) * (spec["runs"] + spec["warmup"])
+    status = 0
+    try:
+        with (
+            Ledger("process") as ledger,
+            scenario_run(
+                db,
+                "process",
+                settings={"scenario": spec},
+                argv=args.argv,
+                machine=caps.machine,
+                driver=driver.PROGRAM,
+                driver_path=program,
+                libraries=libraries,
+                note=args.note,
+            ) as run_id,
+        ):
+            args.run_id = run_id
+            work = ledger.tempdir() if args.workdir is None else Path(args.workdir)
+            _check_space(work, spec["sizes"])
+            print(
+                f"run {run_id}: process scenario, {len(cells)} provider × algorithm cells, "
+                f"kinds {', '.join(files)}, {spec['runs']} runs",
+                file=sys.stderr,
+            )
+            for kind, why in missing.items():
+                db.add_figures(run_id, [skipped({"kind": kind}, "wall", "s", why)])
+            measure.startup(db, run_id, program, cells, work, spec["runs"])
+            done = 0
+            for kind, by_size in files.items():
+                for size, path in sorted(by_size.items()):
+                    for figs in measure.cell_runs(program, cells, kind, size, path, work, spec):
+                        db.add_figures(run_id, figs)
+                        done += spec["runs"] + spec["warmup"]
+                        bar.update(done, total, f"{kind} {size >> 10} KiB")
+            bar.close()
+            measure.hyperfine_crosscheck(db, run_id, program, cells, files, work)
+            measure.in_process(db, run_id, exe, cells)
+    except KeyboardInterrupt:
+        status = EXIT_INTERRUPTED
+    finally:
+        bar.close()
+    stored = db.figures(run_id)
+    print(process_figures.summary(stored, spec))
+    if args.report:
+        from cryptobench.files import write_file
+        from cryptobench.report.html import page
+        from cryptobench.scenarios.process.report import sections
+
+        write_file(
+            args.report, page(f"cryptobench run {run_id}: process", "", sections(stored, spec))
+        )
+        print(f"report: {args.report}")
+    if args.json_out:
+        import json
+
+        from cryptobench.files import write_file
+
+        doc = {"settings": spec, "figures": [f.to_json() for f in stored]}
+        write_file(args.json_out, json.dumps(doc, indent=1) + "\n")
+        print(f"JSON: {args.json_out}")
+    print(f"\nstored as run {run_id} in {db.path}")
+    return status

@@ -1,0 +1,174 @@
+"""Measuring: the program on an empty input (start-up), every cell's encrypting and decrypting
+processes with their round trip checked, hyperfine on the same commands, and the core's
+in-process figure for the crypto alone. Each function yields or stores Figures."""
+
+from pathlib import Path
+
+from cryptobench.figures import Figure, failed
+from cryptobench.scenarios.process import driver
+from cryptobench.scenarios.process.model import CHUNK, WARMUP
+
+HYPERFINE_RUNS = 10
+
+
+def _cost_figures(key: dict, costs: list, extra: dict | None = None) -> list[Figure]:
+    return [
+        Figure(key, "wall", "s", [c.wall_s for c in costs], "lower", extra=extra or {}),
+        Figure(key, "cpu", "s", [c.user_s + c.sys_s for c in costs], "lower"),
+        Figure(key, "peak_rss", "KiB", [c.max_rss_kib for c in costs], "lower"),
+    ]
+
+
+def startup(db, run_id: int, program: str, cells: list, work: Path, runs: int) -> None:
+    """Each program on an empty input: process start-up and library loading, nothing else."""
+    empty = work / "empty"
+    empty.write_bytes(b"")
+    for provider, algorithm in cells:
+        costs = [
+            driver.measure(
+                driver.encfile(program, "encrypt", provider, algorithm, empty, work / "empty.enc")
+            )
+            for _ in range(runs)
+        ]
+        key = {
+            "provider": provider,
+            "algorithm": algorithm,
+            "kind": "empty",
+            "size": 0,
+            "direction": "encrypt",
+        }
+        bad = [c for c in costs if c.status != 0]
+        if bad:
+            db.add_figures(
+                run_id, [failed(key, "wall", "s", f"exit {bad[0].status}: {bad[0].stderr[-200:]}")]
+            )
+        else:
+            db.add_figures(run_id, _cost_figures(key, costs))
+
+
+def cell_runs(program: str, cells: list, kind: str, size: int, path: Path, work: Path, spec: dict):
+    """For one input: every provider × algorithm, encrypt then decrypt, warm-up runs first, the
+    runs interleaved across cells so the machine's drift hits them alike. Every decryption is
+    checked against the input's MD5 and SHA-256; a mismatch fails the cell."""
+    want = driver.digests(path)
+    enc = {c: [] for c in cells}
+    dec = {c: [] for c in cells}
+    failures: dict[tuple, str] = {}
+    for run in range(spec["warmup"] + spec["runs"]):
+        for cell in cells:
+            if cell in failures:
+                continue
+            provider, algorithm = cell
+            ct, out = work / "ct.bin", work / "out.bin"
+            e = driver.measure(driver.encfile(program, "encrypt", provider, algorithm, path, ct))
+            d = driver.measure(driver.encfile(program, "decrypt", provider, algorithm, ct, out))
+            if e.status != 0 or d.status != 0:
+                bad = e if e.status != 0 else d
+                failures[cell] = f"exit {bad.status}: {bad.stderr[-200:]}"
+                continue
+            if driver.digests(out) != want:
+                failures[cell] = "the round trip changed the data (MD5/SHA-256 differ)"
+                continue
+            if run >= spec["warmup"]:
+                enc[cell].append(e)
+                dec[cell].append(d)
+    for cell in cells:
+        provider, algorithm = cell
+        base = {"provider": provider, "algorithm": algorithm, "kind": kind, "size": size}
+        if cell in failures:
+            yield [failed({**base, "direction": "encrypt"}, "wall", "s", failures[cell])]
+            continue
+        figs = []
+        for direction, costs in (("encrypt", enc[cell]), ("decrypt", dec[cell])):
+            outliers = _outliers([c.wall_s for c in costs])
+            figs += _cost_figures({**base, "direction": direction}, costs, {"outliers": outliers})
+        yield figs
+
+
+def _outliers(values: list[float]) -> int:
+    """hyperfine's rule: modified Z-score (median absolute deviation) above 14.826."""
+    import statistics
+
+    if len(values) < 3:
+        return 0
+    median = statistics.median(values)
+    mad = statistics.median(abs(v - median) for v in values)
+    if mad == 0:
+        return 0
+    return sum(1 for v in values if 0.6745 * abs(v - median) / mad > 14.826 * 0.6745)
+
+
+def hyperfine_crosscheck(db, run_id: int, program: str, cells: list, files: dict, work: Path):
+    """hyperfine times the same encrypt commands (its JSON export), beside our wall times."""
+    import json
+    import shutil
+    import subprocess
+
+    if shutil.which("hyperfine") is None or "random" not in files:
+        return
+    size = max(files["random"])
+    src = files["random"][size]
+    for provider, algorithm in cells:
+        argv = driver.encfile(program, "encrypt", provider, algorithm, src, work / "hf.bin")
+        out = work / "hyperfine.json"
+        key = {
+            "provider": provider,
+            "algorithm": algorithm,
+            "kind": "random",
+            "size": size,
+            "direction": "encrypt",
+        }
+        try:
+            subprocess.run(
+                [
+                    "hyperfine",
+                    "-N",
+                    "--warmup",
+                    str(WARMUP),
+                    "--runs",
+                    str(HYPERFINE_RUNS),
+                    "--export-json",
+                    str(out),
+                    " ".join(argv),
+                ],
+                capture_output=True,
+                timeout=600,
+                check=True,
+            )
+            times = json.loads(out.read_text())["results"][0]["times"]
+            db.add_figures(run_id, [Figure(key, "wall (hyperfine)", "s", times, "lower")])
+        except (subprocess.SubprocessError, OSError, ValueError, KeyError) as e:
+            db.add_figures(run_id, [failed(key, "wall (hyperfine)", "s", str(e)[-200:])])
+
+
+def in_process(db, run_id: int, exe, cells: list) -> None:
+    """The crypto alone: the core's in-process time per operation for the same algorithm and
+    provider on one 64 KiB record, the program's unit of work."""
+    from cryptobench import plan, runner
+
+    specs = [
+        (i, plan.CaseSpec(p, "default", "encrypt", a, CHUNK, samples=9))
+        for i, (p, a) in enumerate(cells)
+    ]
+    outcomes: list = []
+    runner.Measurement(
+        exe,
+        specs,
+        60.0,
+        on_outcome=outcomes.append,
+        on_progress=lambda *a, **k: None,
+        runner_args=["--no-pin"],
+    ).run()
+    for o in outcomes:
+        key = {
+            "provider": o.case.provider,
+            "algorithm": o.case.algorithm,
+            "kind": "in-process",
+            "size": CHUNK,
+            "direction": "encrypt",
+        }
+        if o.status != "ok" or not o.samples:
+            db.add_figures(run_id, [failed(key, "ns_per_byte", "ns/B", o.reason or o.status)])
+            continue
+        per_byte = [ns / it / CHUNK for it, ns, _ in o.samples]
+        db.add_figures(run_id, [Figure(key, "ns_per_byte", "ns/B", per_byte, "lower")])
