@@ -33,6 +33,7 @@ def test_one_round_of_the_openssl_pair_gives_both_rates_and_a_ratio(native):
     assert r.error == ""
     assert len(r.cryptobench_bps) == 1 and len(r.tool_bps) == 1
     assert r.ratio is not None and r.ratio > 0
+    assert r.best_ratio == pytest.approx(r.ratio)  # one round: its only round is its fastest
     assert r.row()["agrees"] == (0.97 <= r.ratio <= 1.03)
 
 

@@ -165,6 +165,7 @@ class OpenCase {
   Bytes expected_;
   size_t ref_len_ = 0;
   bool deterministic_ = false;
+  bool keygen_ = false;
   // AEAD decryption in place: each run leaves the other text in the buffer (CTR-based modes are
   // involutions), so the tag at in_ + tag_at_ alternates between the two precomputed tags.
   bool alternate_tags_ = false;
