@@ -18,6 +18,7 @@ from cryptobench.commands import (
     importing,
     listing,
     output,
+    push,
     recommend,
     reproduce,
     run,
@@ -40,6 +41,7 @@ COMMAND_GROUPS = (
     scenario,
     reproduce,
     importing,
+    push,
 )
 
 

@@ -1,0 +1,3 @@
+# A team's shared store is PostgreSQL; its tests start a real server from Debian's package in a
+# temporary directory (Unix socket only) and stop it.
+APT_PACKAGES += postgresql
