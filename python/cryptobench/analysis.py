@@ -54,6 +54,12 @@ class CaseResult:
     spec: dict[str, Any] = field(default_factory=dict)  # the case as planned (plan.CaseSpec)
     kind: str = ""  # the algorithm's kind (capabilities.KINDS)
     cost: dict[str, int] = field(default_factory=dict)  # KDF cost parameters
+    # How the runner measured it: layout, clock, rewarms, the whole heap record (protocol.md)
+    measurement: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def clock_moved(self) -> float | None:
+        return clock_moved(self.measurement.get("clock"))
 
     @property
     def label(self) -> str:
@@ -314,6 +320,9 @@ def _case_result(c: dict[str, Any]) -> CaseResult:
         "prepare_bytes",
     )
     heap = {k: c[f"heap_{k}"] for k in heap_keys if c.get(f"heap_{k}") is not None}
+    measurement = c.get("measurement") or {}
+    # The heap record's further figures (anonymous mmap, minor faults, per-case RSS peak).
+    heap |= {k: v for k, v in (measurement.get("heap") or {}).items() if k not in heap}
     cost = dict(c.get("cost") or {})
     return CaseResult(
         id=c["id"],
@@ -338,6 +347,7 @@ def _case_result(c: dict[str, Any]) -> CaseResult:
         spec=c["spec"] or {},
         kind=security.kind_of(c["algorithm"], c["operation"], bool(cost)),
         cost=cost,
+        measurement=measurement,
     )
 
 

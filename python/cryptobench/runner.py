@@ -260,6 +260,9 @@ _PR_SET_PDEATHSIG = 1
 # ---- measuring many cases ------------------------------------------------------------------------
 
 
+MEASUREMENT_FIELDS = ("layout", "clock", "rewarms", "heap")
+
+
 @dataclass
 class Outcome:
     """What became of one case. `failure` names the kind of failure for the failures table."""
@@ -275,6 +278,8 @@ class Outcome:
     heap: dict[str, Any] | None = None
     max_rss_kb: int | None = None
     runner_summary: dict[str, Any] | None = None
+    # What else the runner reported about how it measured: layout, clock, rewarms, heap record.
+    measurement: dict[str, Any] | None = None
     failure: str | None = None  # gate, library, crash, timeout, protocol, start
     detail: str = ""
 
@@ -454,6 +459,7 @@ class Measurement:
             heap=r.get("heap"),
             max_rss_kb=r.get("max_rss_kb"),
             runner_summary=r.get("summary"),
+            measurement={k: r[k] for k in MEASUREMENT_FIELDS if k in r} or None,
             failure="library" if status == "failed" else None,
         )
 

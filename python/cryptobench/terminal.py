@@ -141,7 +141,7 @@ def fits_text(fits: list[analysis.OverheadFit]) -> str:
             f.label,
             f.algorithm,
             f.operation,
-            f"{f.overhead_ns:.1f}",
+            f.overhead_text,
             f"{f.ns_per_byte:.4f}",
             f"{f.cycles_per_byte:.3f}" if f.cycles_per_byte is not None else "-",
             f"{f.fit.r2:.4f}",

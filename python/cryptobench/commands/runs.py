@@ -93,6 +93,11 @@ def cmd_show(args: argparse.Namespace) -> int:
             "(cycles are reference cycles, TSC):"
         )
         print(terminal.fits_text(fits))
+    moved = [(c, c.clock_moved) for c in cases if c.clock_moved]
+    if moved:
+        print(f"\nwarning: the core clock moved by more than 2% during {len(moved)} cases:")
+        for c, change in moved[:10]:
+            print(f"  {c.label} {c.algorithm} {c.operation} {c.size}: {change:+.1%}")
     failed = [c for c in cases if c.status == "failed"]
     if failed:
         print("\nfailures:")

@@ -96,7 +96,7 @@ def render(results: RunResults, with_samples: bool = False) -> str:
                         f.variant,
                         f.algorithm,
                         f.operation,
-                        f"{f.overhead_ns:.1f}",
+                        f.overhead_text,
                         f"{f.ns_per_byte:.4f}",
                         f"{f.cycles_per_byte:.3f}" if f.cycles_per_byte is not None else "-",
                         f"{f.fit.r2:.4f}",

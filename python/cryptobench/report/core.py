@@ -4,7 +4,15 @@ distributions, hardware vs software, failures and every result."""
 from html import escape
 
 from cryptobench import plots, stats
-from cryptobench.analysis import PRIMARY_OPERATIONS, CaseResult, RunResults, harness_floor
+from cryptobench.analysis import (
+    FIT_BLOCK,
+    FIT_MAX_SIZE,
+    PRIMARY_OPERATIONS,
+    CaseResult,
+    RunResults,
+    cycles_label,
+    harness_floor,
+)
 from cryptobench.report.html import anchor, how, html_table, num, se, size_text, svg_row
 from cryptobench.units import compact, format_ns, format_ops, format_rate, format_size
 
@@ -184,7 +192,7 @@ def overhead(r: RunResults) -> str:
                 f.label,
                 f.algorithm,
                 f.operation,
-                num(f.overhead_ns, ".1f") + se(f.fit.intercept_se, ".1f"),
+                f.overhead_text,
                 num(f.ns_per_byte, ".4f") + se(f.fit.slope_se, ".4f"),
                 num(f.cycles_per_byte, ".3f"),
                 num(f.largest_cycles_per_byte, ".3f"),
@@ -206,16 +214,16 @@ def overhead(r: RunResults) -> str:
         "sizes",
     ]
     return html_table(headers, rows, numeric={3, 4, 5, 6, 7, 8}) + how(
-        "A least-squares fit of t(n) = a + b·n to the median time per operation t at each "
-        "message size n of the sweep, weighted by 1/t² so that each size counts by its relative "
-        "error (timing noise grows with the time measured). a is the per-call overhead, b the "
-        "cost per byte (± one standard error). Cycles per byte = b × TSC rate: "
-        "<b>reference cycles</b> counted by the time-stamp counter at its constant rate, not "
-        "core clock cycles (this machine has no hardware performance counters). n½ is the "
-        "size at which overhead and per-byte cost are equal. The fit assumes cost grows "
-        "linearly with size; block-sized steps, size-dependent code paths and cache effects "
-        "show up as a lower R² and as a b that differs from the model-free cycles per byte "
-        "measured at the largest size (median TSC ticks per operation ÷ size), shown next to it."
+        "A Theil–Sen line t(n) = a + b·n through the median time per operation t at each "
+        f"message size n that is a multiple of {FIT_BLOCK} bytes up to {format_size(FIT_MAX_SIZE)} "
+        "(cache-resident, whole blocks, as libgcrypt's bench-slope fits); the intervals are 95% "
+        "bootstrap intervals (each size's samples resampled). a is the per-call overhead — "
+        "shown as 'below resolution' when the line puts it at or below zero, never as a negative "
+        "figure — and b the cost per byte. Cycles per byte = b × the cycle rate, in "
+        f"{escape(cycles_label(r.machine))}. n½ is the size at which overhead and per-byte cost "
+        "are equal. Block-sized steps and size-dependent code paths show up as a lower R² and "
+        "as a b that differs from the model-free cycles per byte at the largest size (median "
+        "ticks per operation ÷ size), shown next to it."
     )
 
 

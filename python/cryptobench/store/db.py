@@ -300,8 +300,8 @@ class Store:
                 "UPDATE cases SET status = ?, reason = ?, gate = ?, iterations = ?,"
                 " calibration_ns = ?, heap_allocs_per_op = ?, heap_frees_per_op = ?,"
                 " heap_bytes_per_op = ?, heap_peak_live_bytes = ?, heap_prepare_allocs = ?,"
-                " heap_prepare_bytes = ?, max_rss_kb = ?, runner_summary = ?, completed_at = ?"
-                " WHERE id = ?",
+                " heap_prepare_bytes = ?, max_rss_kb = ?, runner_summary = ?, completed_at = ?,"
+                " measurement = ? WHERE id = ?",
                 (
                     outcome.status,
                     outcome.reason,
@@ -317,6 +317,7 @@ class Store:
                     outcome.max_rss_kb,
                     json.dumps(outcome.runner_summary) if outcome.runner_summary else None,
                     now(),
+                    json.dumps(outcome.measurement) if outcome.measurement else None,
                     outcome.case_id,
                 ),
             )
@@ -444,7 +445,7 @@ class Store:
         cases = []
         for r in rows:
             d = dict(r)
-            for key in ("gate", "runner_summary", "spec", "cost"):
+            for key in ("gate", "runner_summary", "spec", "cost", "measurement"):
                 d[key] = json.loads(d[key]) if d[key] else None
             d["cost"] = d["cost"] or {}
             cases.append(d)
