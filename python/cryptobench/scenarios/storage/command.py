@@ -1,0 +1,283 @@
+"""`cryptobench storage`: what an encrypted file system costs, beside the clean one."""
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from cryptobench.errors import EXIT_INTERRUPTED, UserError
+from cryptobench.figures import Figure, failed, skipped
+from cryptobench.scenarios.storage import security, workloads
+from cryptobench.scenarios.storage.model import DEFAULT_SIZE, QUICK_RUNS, QUICK_SIZE, RUNS
+from cryptobench.scenarios.storage.systems import MountFailed, all_systems
+
+BACKINGS = ("ext4", "tmpfs")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    names = ", ".join(all_systems())
+    p.add_argument("--systems", metavar="LIST", help=f"systems (default: all: {names})")
+    p.add_argument("--size", metavar="SIZE", help="file size for dd, fio, bonnie (default 1G)")
+    p.add_argument("--runs", type=int, metavar="N", help=f"repetitions (default {RUNS})")
+    p.add_argument(
+        "--backings",
+        metavar="LIST",
+        default="ext4,tmpfs",
+        help="what the encrypted systems sit on: ext4 (a fresh loop image), tmpfs",
+    )
+    p.add_argument(
+        "--quick", action="store_true", help="64 MiB files, one run, every system: a few minutes"
+    )
+    p.add_argument("--no-bonnie", action="store_true", help="skip bonnie++")
+    p.add_argument("--workdir", type=Path, metavar="DIR", help="where the image is made")
+    p.add_argument("--note", default="", help="a note stored with the run")
+    p.add_argument("--report", type=Path, metavar="FILE", help="also write an HTML report")
+    p.add_argument("--json-out", type=Path, metavar="FILE", help="also write the figures as JSON")
+
+
+def settings(args: argparse.Namespace) -> dict[str, Any]:
+    from cryptobench.units import parse_size
+
+    systems = all_systems()
+    chosen = [s.strip() for s in (args.systems or ",".join(systems)).split(",") if s.strip()]
+    unknown = [s for s in chosen if s not in systems]
+    if unknown or not chosen:
+        raise UserError(
+            f"--systems: unknown system {unknown[0] if unknown else '(none)'!r} "
+            f"(known: {', '.join(systems)})"
+        )
+    backings = [b.strip() for b in args.backings.split(",") if b.strip()]
+    if not backings or any(b not in BACKINGS for b in backings):
+        raise UserError(f"--backings: expected ext4 and/or tmpfs, not {args.backings!r}")
+    size = parse_size(args.size) if args.size else (QUICK_SIZE if args.quick else DEFAULT_SIZE)
+    if not 4 << 20 <= size <= 64 << 30:
+        raise UserError("--size must be between 4M and 64G")
+    runs = args.runs if args.runs is not None else (QUICK_RUNS if args.quick else RUNS)
+    if not 1 <= runs <= 50:
+        raise UserError("--runs must be between 1 and 50")
+    return {
+        "systems": chosen,
+        "backings": backings,
+        "size": size,
+        "runs": runs,
+        "bonnie": not args.no_bonnie,
+    }
+
+
+def _image_bytes(size: int) -> int:
+    return 3 * size + (512 << 20)
+
+
+def _check_room(workdir: Path, spec: dict) -> None:
+    free = shutil.disk_usage(workdir).free
+    need = _image_bytes(spec["size"])
+    if free < need:
+        raise UserError(
+            f"{workdir}: {free >> 20} MiB free; --size {spec['size'] >> 20} MiB "
+            f"needs {need >> 20} MiB for its image"
+        )
+    if "tmpfs" in spec["backings"]:
+        with open("/proc/meminfo") as f:
+            avail = next(int(x.split()[1]) for x in f if x.startswith("MemAvailable")) << 10
+        if avail < 3 * spec["size"] + (1 << 30):
+            raise UserError(
+                f"tmpfs backing: {avail >> 20} MiB of memory free, --size needs "
+                f"{(3 * spec['size'] + (1 << 30)) >> 20} MiB"
+            )
+
+
+def _run(argv: list[str]) -> str:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0:
+        raise UserError(f"{argv[0]}: {done.stderr.strip()[-200:]}")
+    return done.stdout.strip()
+
+
+def make_base(ledger, work: Path, backing: str, size: int) -> Path:
+    """The fresh file system everything of this backing sits on."""
+    base = work / f"base-{backing}"
+    base.mkdir()
+    if backing == "tmpfs":
+        ledger.add("mount", path=str(base))
+        _run(["mount", "-t", "tmpfs", "-o", f"size={3 * size + (512 << 20)}", "tmpfs", str(base)])
+        return base
+    image = work / "ext4.img"
+    with open(image, "wb") as f:
+        f.truncate(_image_bytes(size))
+    _run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", str(image)])
+    device = _run(["losetup", "-f"])
+    ledger.add("loop", device=device, backing=str(image))
+    _run(["losetup", device, str(image)])
+    ledger.add("mount", path=str(base))
+    _run(["mount", device, str(base)])
+    return base
+
+
+def measure_system(
+    db, run_id, ledger, system, base: Path, work: Path, backing: str, spec: dict, tar: Path
+) -> None:
+    key = {"system": system.name, "backing": backing}
+    back = base / f"{system.name}-data"
+    mnt = work / f"{system.name}-{backing}-mnt"
+    back.mkdir()
+    try:
+        system.create(back, work)
+        mounted = system.mount(ledger, back, mnt, work)
+    except (MountFailed, subprocess.SubprocessError, OSError) as e:
+        db.add_figures(run_id, [failed(key, "mount", "-", str(e)[-300:])])
+        return
+    measured = False
+    try:
+        for _ in range(spec["runs"]):
+            figs: list[Figure] = []
+            for workload in (
+                lambda: workloads.dd(mounted.path, spec["size"], mounted.pids, key),
+                lambda: workloads.fio(mounted.path, spec["size"], mounted.pids, key, 20),
+                lambda: workloads.metadata(mounted.path, tar, mounted.pids, key),
+                lambda: workloads.space(mounted.path, mounted.backing, key),
+                *(
+                    [lambda: workloads.bonnie(mounted.path, spec["size"], mounted.pids, key)]
+                    if spec["bonnie"]
+                    else []
+                ),
+            ):
+                try:
+                    figs += workload()
+                except (
+                    RuntimeError,
+                    subprocess.SubprocessError,
+                    OSError,
+                    ValueError,
+                    StopIteration,
+                    KeyError,
+                ) as e:
+                    figs.append(failed(key, "workload", "-", str(e)[-300:]))
+            db.add_figures(run_id, figs)
+            measured = True
+        if system.fuse:
+            security.write_probe(mounted)
+    finally:
+        system.unmount(ledger, mounted)
+    if system.fuse and measured:
+        checks = security.at_rest(key, back)
+        checks.append(security.wrong_password(system, ledger, back, mnt, work, key))
+        checks.append(security.flipped_byte(system, ledger, back, mnt, work, key))
+        db.add_figures(run_id, checks)
+    shutil.rmtree(back, ignore_errors=True)
+
+
+def crypto_ceiling(db, run_id) -> None:
+    """gocryptfs -speed: its ciphers alone, in memory (Go's testing.Benchmark on 4 KiB)."""
+    import re
+
+    if shutil.which("gocryptfs") is None:
+        return
+    out = subprocess.run(
+        ["gocryptfs", "-speed"], capture_output=True, text=True, timeout=300, check=False
+    ).stdout
+    figs = [
+        Figure(
+            {"system": "gocryptfs -speed", "cipher": m.group(1)},
+            "throughput",
+            "MB/s",
+            [float(m.group(2))],
+        )
+        for m in re.finditer(r"^(\S+)\s+([\d.]+) MB/s", out, re.M)
+    ]
+    db.add_figures(run_id, figs)
+
+
+def command(args: argparse.Namespace) -> int:
+    import os
+
+    from cryptobench import runner, store
+    from cryptobench.lifecycle import scenario_run
+    from cryptobench.scenarios.resources import Ledger
+    from cryptobench.scenarios.storage import figures as storage_figures
+
+    spec = settings(args)
+    if os.geteuid() != 0:
+        raise UserError("cryptobench storage needs root (loop devices, mounts, FUSE)")
+    systems = all_systems()
+    workdir = args.workdir or Path("/var/tmp")
+    _check_room(workdir, spec)
+    caps = runner.list_capabilities(runner.find_runner())
+    db = store.Store.open(args.db)
+    status = 0
+    try:
+        with (
+            Ledger("storage") as ledger,
+            scenario_run(
+                db,
+                "storage",
+                settings={"scenario": spec},
+                argv=args.argv,
+                machine=caps.machine,
+                driver="storage",
+                note=args.note,
+            ) as run_id,
+        ):
+            args.run_id = run_id
+            work = ledger.tempdir()
+            if args.workdir:
+                import tempfile
+
+                work = Path(tempfile.mkdtemp(prefix="cryptobench-storage-", dir=workdir))
+                ledger.add("path", path=str(work))
+            cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+            tar, digest, members = workloads.tarball(cache / "cryptobench")
+            spec["metadata_tarball"] = {"files": members, "sha256": digest}
+            spec["kernel_cipher"] = _kernel_cipher()
+            db.set_settings(run_id, {"scenario": spec})
+            for name in spec["systems"]:
+                why = systems[name].missing()
+                if why:
+                    db.add_figures(run_id, [skipped({"system": name}, "mount", "-", why)])
+            for backing in spec["backings"]:
+                base = make_base(ledger, work, backing, spec["size"])
+                for name in spec["systems"]:
+                    system = systems[name]
+                    if system.missing() or (backing == "tmpfs" and name in ("tmpfs",)):
+                        continue
+                    print(f"run {run_id}: {system.label} on {backing}", file=sys.stderr, flush=True)
+                    measure_system(db, run_id, ledger, system, base, work, backing, spec, tar)
+            crypto_ceiling(db, run_id)
+    except KeyboardInterrupt:
+        status = EXIT_INTERRUPTED
+    stored = db.figures(run_id)
+    print(storage_figures.summary(stored, spec))
+    if args.report:
+        from cryptobench.files import write_file
+        from cryptobench.report.html import page
+        from cryptobench.scenarios.storage.report import sections
+
+        write_file(
+            args.report, page(f"cryptobench run {run_id}: storage", "", sections(stored, spec))
+        )
+        print(f"report: {args.report}")
+    if args.json_out:
+        import json
+
+        from cryptobench.files import write_file
+
+        doc = {"settings": spec, "figures": [f.to_json() for f in stored]}
+        write_file(args.json_out, json.dumps(doc, indent=1) + "\n")
+    print(f"\nstored as run {run_id} in {db.path}")
+    return status
+
+
+def _kernel_cipher() -> str:
+    """The kernel's AES-XTS driver (what fscrypt or dm-crypt would use here)."""
+    try:
+        text = Path("/proc/crypto").read_text()
+    except OSError:
+        return "unknown"
+    blocks = text.split("\n\n")
+    xts = [b for b in blocks if "name         : xts(aes)" in b]
+    for b in xts:
+        for line in b.splitlines():
+            if line.startswith("driver"):
+                return line.split(":", 1)[1].strip()
+    return "no xts(aes) registered (loaded on first use)"

@@ -1,0 +1,88 @@
+"""The storage scenario on real mounts (as root, with /dev/fuse): a clean ext4 on a fresh loop
+image, gocryptfs and encfs on it; figures, security checks, and nothing left behind."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cryptobench import cli
+from cryptobench.scenarios.storage.systems import all_systems
+from cryptobench.store import Store
+
+NEEDED = ("gocryptfs", "encfs", "fusermount3", "fio", "losetup", "mkfs.ext4")
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0
+    or not os.path.exists("/dev/fuse")
+    or any(shutil.which(t) is None for t in NEEDED),
+    reason="needs root, /dev/fuse and " + ", ".join(NEEDED) + " (make setup installs them)",
+)
+
+
+def _leftovers(marker: str) -> list[str]:
+    mounts = [
+        line.split()[1] for line in Path("/proc/mounts").read_text().splitlines() if marker in line
+    ]
+    loops = subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
+    return mounts + [line for line in loops.splitlines() if marker in line]
+
+
+def test_a_small_run_on_real_mounts(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CRYPTOBENCH_STATE_DIR", str(tmp_path / "state"))
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    db = tmp_path / "r.db"
+    argv = [
+        "storage",
+        "--systems",
+        "ext4,gocryptfs,encfs",
+        "--backings",
+        "ext4",
+        "--size",
+        "4M",
+        "--runs",
+        "1",
+        "--no-bonnie",
+        "--workdir",
+        str(workdir),
+        "--db",
+        str(db),
+    ]
+    assert cli.main(argv) == 0
+    figures = Store.open(db).figures(1)
+    dd = {
+        f.key["system"]: f
+        for f in figures
+        if f.metric == "throughput" and f.key.get("workload") == "dd write"
+    }
+    assert set(dd) == {"ext4", "gocryptfs", "encfs"}
+    assert all(f.status == "ok" and f.median > 0 for f in dd.values())
+    checks = {
+        (f.key["system"], f.key["check"]): f.values[0] for f in figures if f.metric == "passed"
+    }
+    assert checks[("gocryptfs", "wrong password refused")] == 1.0
+    assert checks[("gocryptfs", "plaintext absent from the backing store")] == 1.0
+    assert checks[("gocryptfs", "flipped byte detected")] == 1.0  # authenticated
+    assert checks[("encfs", "flipped byte detected")] == 0.0  # standard mode has no MAC
+    assert _leftovers(str(workdir)) == []
+    assert not list(workdir.iterdir())
+    assert cli.main(["show", "1", "--db", str(db)]) == 0
+    assert "× clean speed" in capsys.readouterr().out
+
+
+def test_bad_input_is_one_line(tmp_path, capsys):
+    db = str(tmp_path / "r.db")
+    assert cli.main(["storage", "--systems", "zfs", "--db", db]) == 1
+    assert "unknown system 'zfs'" in capsys.readouterr().err
+    assert cli.main(["storage", "--size", "1K", "--db", db]) == 1
+    assert "--size must be between" in capsys.readouterr().err
+    assert cli.main(["storage", "--size", "60G", "--workdir", str(tmp_path), "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert "needs" in err and "free" in err
+
+
+def test_a_missing_tool_is_a_skip_with_its_reason(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "cryfs" else "/bin/true")
+    assert "cryfs not installed" in all_systems()["cryfs"].missing()
