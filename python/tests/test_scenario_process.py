@@ -73,7 +73,7 @@ def test_a_corrupted_output_fails_its_cell(tmp_path, program):
     cells = [("openssl", "aes-192-cbc"), ("openssl", "aes-256-gcm")]
     results = list(
         measure.cell_runs(
-            _corrupting(tmp_path, program), cells, "random", 70_000, src, tmp_path, spec
+            _corrupting(tmp_path, program), cells, [("random", src)], 70_000, tmp_path, spec
         )
     )
     reasons = {r[0].key["algorithm"]: r[0].reason for r in results}

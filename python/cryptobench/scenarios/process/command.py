@@ -175,12 +175,14 @@ def command(args: argparse.Namespace) -> int:
                 db.add_figures(run_id, [skipped({"kind": kind}, "wall", "s", why)])
             measure.startup(db, run_id, program, cells, work, spec["runs"])
             done = 0
-            for kind, by_size in files.items():
-                for size, path in sorted(by_size.items()):
-                    for figs in measure.cell_runs(program, cells, kind, size, path, work, spec):
-                        db.add_figures(run_id, figs)
-                        done += spec["runs"] + spec["warmup"]
-                        bar.update(done, total, f"{kind} {size >> 10} KiB")
+            for size in spec["sizes"]:
+                inputs = [
+                    (kind, by_size[size]) for kind, by_size in files.items() if size in by_size
+                ]
+                for figs in measure.cell_runs(program, cells, inputs, size, work, spec):
+                    db.add_figures(run_id, figs)
+                    done += spec["runs"] + spec["warmup"]
+                    bar.update(done, total, f"{size >> 10} KiB")
             bar.close()
             measure.hyperfine_crosscheck(db, run_id, program, cells, files, work)
             measure.in_process(db, run_id, exe, cells)

@@ -46,43 +46,53 @@ def startup(db, run_id: int, program: str, cells: list, work: Path, runs: int) -
             db.add_figures(run_id, _cost_figures(key, costs))
 
 
-def cell_runs(program: str, cells: list, kind: str, size: int, path: Path, work: Path, spec: dict):
-    """For one input: every provider × algorithm, encrypt then decrypt, warm-up runs first, the
-    runs interleaved across cells so the machine's drift hits them alike. Every decryption is
-    checked against the input's MD5 and SHA-256; a mismatch fails the cell."""
-    want = driver.digests(path)
-    enc = {c: [] for c in cells}
-    dec = {c: [] for c in cells}
+def cell_runs(
+    program: str, cells: list, inputs: list[tuple[str, Path]], size: int, work: Path, spec: dict
+):
+    """For the inputs of one size (one per kind): every provider × algorithm, encrypt then
+    decrypt, warm-up runs first. Each run goes over every input and every cell in turn, so the
+    machine's drift hits kinds and cells alike — a kind measured minutes after another would
+    show the machine's drift as a difference between kinds. Every decryption is checked
+    against the input's MD5 and SHA-256; a mismatch fails the cell."""
+    want = {kind: driver.digests(path) for kind, path in inputs}
+    cost: dict[tuple, list] = {}
     failures: dict[tuple, str] = {}
     for run in range(spec["warmup"] + spec["runs"]):
-        for cell in cells:
-            if cell in failures:
+        for kind, path in inputs:
+            for cell in cells:
+                if (kind, *cell) in failures:
+                    continue
+                provider, algorithm = cell
+                ct, out = work / "ct.bin", work / "out.bin"
+                e = driver.measure(
+                    driver.encfile(program, "encrypt", provider, algorithm, path, ct)
+                )
+                d = driver.measure(driver.encfile(program, "decrypt", provider, algorithm, ct, out))
+                if e.status != 0 or d.status != 0:
+                    bad = e if e.status != 0 else d
+                    failures[(kind, *cell)] = f"exit {bad.status}: {bad.stderr[-200:]}"
+                    continue
+                if driver.digests(out) != want[kind]:
+                    failures[(kind, *cell)] = "the round trip changed the data (MD5/SHA-256 differ)"
+                    continue
+                if run >= spec["warmup"]:
+                    cost.setdefault((kind, *cell, "encrypt"), []).append(e)
+                    cost.setdefault((kind, *cell, "decrypt"), []).append(d)
+    for kind, _ in inputs:
+        for provider, algorithm in cells:
+            base = {"provider": provider, "algorithm": algorithm, "kind": kind, "size": size}
+            if (kind, provider, algorithm) in failures:
+                reason = failures[(kind, provider, algorithm)]
+                yield [failed({**base, "direction": "encrypt"}, "wall", "s", reason)]
                 continue
-            provider, algorithm = cell
-            ct, out = work / "ct.bin", work / "out.bin"
-            e = driver.measure(driver.encfile(program, "encrypt", provider, algorithm, path, ct))
-            d = driver.measure(driver.encfile(program, "decrypt", provider, algorithm, ct, out))
-            if e.status != 0 or d.status != 0:
-                bad = e if e.status != 0 else d
-                failures[cell] = f"exit {bad.status}: {bad.stderr[-200:]}"
-                continue
-            if driver.digests(out) != want:
-                failures[cell] = "the round trip changed the data (MD5/SHA-256 differ)"
-                continue
-            if run >= spec["warmup"]:
-                enc[cell].append(e)
-                dec[cell].append(d)
-    for cell in cells:
-        provider, algorithm = cell
-        base = {"provider": provider, "algorithm": algorithm, "kind": kind, "size": size}
-        if cell in failures:
-            yield [failed({**base, "direction": "encrypt"}, "wall", "s", failures[cell])]
-            continue
-        figs = []
-        for direction, costs in (("encrypt", enc[cell]), ("decrypt", dec[cell])):
-            outliers = _outliers([c.wall_s for c in costs])
-            figs += _cost_figures({**base, "direction": direction}, costs, {"outliers": outliers})
-        yield figs
+            figs = []
+            for direction in ("encrypt", "decrypt"):
+                runs = cost[(kind, provider, algorithm, direction)]
+                outliers = _outliers([c.wall_s for c in runs])
+                figs += _cost_figures(
+                    {**base, "direction": direction}, runs, {"outliers": outliers}
+                )
+            yield figs
 
 
 def _outliers(values: list[float]) -> int:
