@@ -32,6 +32,8 @@ class Algorithm:
     key_type: str = ""  # public-key algorithms: whose keys it uses (rsa-2048, x25519, ...)
     bits: int = 0  # public-key algorithms: modulus, field or group size
     digest: str = ""  # hash inside the algorithm (RSA, ECDSA, OAEP, PBKDF2, HKDF)
+    key_bytes: int = 0  # symmetric key length (cipher, AEAD, MAC)
+    iv_bytes: int = 0  # IV or nonce length
 
     def size_problem(self, size: int) -> str | None:
         """Why `size` cannot be used with this algorithm, or None when it can."""
@@ -108,6 +110,8 @@ class Capabilities:
                     key_type=a.get("key_type", "") or "",
                     bits=int(a.get("bits", 0) or 0),
                     digest=a.get("digest", "") or "",
+                    key_bytes=int(a.get("key_bytes", 0) or 0),
+                    iv_bytes=int(a.get("iv_bytes", 0) or 0),
                 )
                 for a in msg["algorithms"]
             }
