@@ -568,7 +568,12 @@ class Measurement:
             n = names[p]
             if n in crashed:
                 e = crashed[n]
-                out[p] = {"failed": True, "reason": e.message, "failure": e.kind, "detail": e.detail}
+                out[p] = {
+                    "failed": True,
+                    "reason": e.message,
+                    "failure": e.kind,
+                    "detail": e.detail,
+                }
             elif n in verdicts:
                 v = verdicts[n]
                 out[p] = {

@@ -3,6 +3,7 @@
 #include "cryptobench/agreement.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "cryptobench/gate.hpp"
 #include "cryptobench/hexutil.hpp"
@@ -50,7 +51,9 @@ Bytes run_op(Operation& op, const Bytes& in) {
   return out;
 }
 
-Bytes prefix(const Bytes& b, size_t n) { return Bytes(b.begin(), b.begin() + std::min(n, b.size())); }
+Bytes prefix(const Bytes& b, size_t n) {
+  return Bytes(b.begin(), b.begin() + std::min(n, b.size()));
+}
 
 json key_json(const KeyParts& key) {
   json out = json::object();
@@ -137,9 +140,9 @@ json artifacts(Provider& p, const AlgorithmInfo& info, OpKind op, const CaseSpec
       return {{"ciphertext", to_hex(with_key(p, info.name, OpKind::Encrypt, public_parts(info, key),
                                              {}, prefix(m.input, kShortMessage)))}};
     case Kind::KeyAgreement:
-      return {{"secret",
-               to_hex(with_key(p, info.name, OpKind::Derive, key,
-                               public_parts(info, test_key(info.key_type + "-peer")), {}))}};
+      return {
+          {"secret", to_hex(with_key(p, info.name, OpKind::Derive, key,
+                                     public_parts(info, test_key(info.key_type + "-peer")), {}))}};
     default:
       throw Unsupported("no agreement artifacts for " + info.name);
   }
@@ -147,19 +150,21 @@ json artifacts(Provider& p, const AlgorithmInfo& info, OpKind op, const CaseSpec
 
 // Whether this provider accepts one peer's artifacts: "" when it does, else why not. Throws
 // Unsupported when it cannot check them (the verdict is then "not checked").
+// `own_key` is a key of this provider's own making, generated once for all peers when needed.
 std::string check_peer(Provider& p, const AlgorithmInfo& info, OpKind op, const Material& m,
-                       const json& peer) {
+                       const json& peer, std::optional<KeyParts>& own_key) {
   if (!peer.is_object()) throw Error("artifacts are not an object");
   auto bytes = [&](const char* name) { return from_hex(peer.at(name).get<std::string>()); };
   if (peer.contains("generated")) {
     const KeyParts theirs = key_from_json(peer["generated"]);
-    return check_generated_key(p, info, theirs, p.generate_key(info.name));
+    if (!own_key) own_key = p.generate_key(info.name);
+    return check_generated_key(p, info, theirs, *own_key);
   }
   switch (info.kind) {
     case Kind::Cipher:
     case Kind::Aead: {
-      const Bytes pt = run_op(
-          *p.prepare(info.name, OpKind::Decrypt, symmetric_params(info, m)), bytes("ciphertext"));
+      const Bytes pt = run_op(*p.prepare(info.name, OpKind::Decrypt, symmetric_params(info, m)),
+                              bytes("ciphertext"));
       return pt == m.input ? "" : "its ciphertext does not decrypt to the input here";
     }
     case Kind::Signature:
@@ -167,8 +172,8 @@ std::string check_peer(Provider& p, const AlgorithmInfo& info, OpKind op, const 
                  ? ""
                  : "its signature does not verify here";
     case Kind::PkEncryption: {
-      const Bytes pt = with_key(p, info.name, OpKind::Decrypt, test_key(info.key_type), {},
-                                bytes("ciphertext"));
+      const Bytes pt =
+          with_key(p, info.name, OpKind::Decrypt, test_key(info.key_type), {}, bytes("ciphertext"));
       return pt == prefix(m.input, kShortMessage) ? ""
                                                   : "its ciphertext does not decrypt to the input";
     }
@@ -252,13 +257,14 @@ json cross_check_reply(const json& req) {
   if (!req.contains("peers") || !req["peers"].is_object())
     throw SpecError("peers: missing (an object of provider -> artifacts)");
   json verdicts = json::object();
+  std::optional<KeyParts> own_key;
   for (const auto& [peer, arts] : req["peers"].items()) {
     json v = {{"ok", nullptr}, {"reason", ""}};
     if (!o.unsupported.empty()) {
       v["reason"] = "not checked: " + o.unsupported;
     } else {
       try {
-        const std::string why = check_peer(*o.provider, *o.info, o.op, m, arts);
+        const std::string why = check_peer(*o.provider, *o.info, o.op, m, arts, own_key);
         v = {{"ok", why.empty()}, {"reason", why}};
       } catch (const Unsupported& e) {
         v["reason"] = std::string("not checked: ") + e.what();

@@ -401,8 +401,7 @@ GateReport run_pk_gate(const std::string& provider, const AlgorithmInfo& info, O
       });
 }
 
-GateReport run_pk_known_answers(const std::string& provider, const AlgorithmInfo& info,
-                                OpKind op) {
+GateReport run_pk_known_answers(const std::string& provider, const AlgorithmInfo& info, OpKind op) {
   Provider* p = get_provider(provider);
   return run_steps(
       provider, false, [&](GateReport& r) { return run_pk_kat(*p, provider, info, op, r); },

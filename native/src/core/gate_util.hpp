@@ -49,8 +49,8 @@ using GateStep = std::function<std::string(GateReport&)>;
 GateReport run_steps(const std::string& provider, bool agreement, const GateStep& kat,
                      const GateStep& roundtrip);
 
-// Checks that a generated key `a` works in provider p (another key `b` of p's for contrast): it has a
-// private part, signs and verifies (only under itself), or derives the same secret as b.
+// Checks that a generated key `a` works in provider p (another key `b` of p's for contrast): it has
+// a private part, signs and verifies (only under itself), or derives the same secret as b.
 std::string check_generated_key(Provider& p, const AlgorithmInfo& info, const KeyParts& a,
                                 const KeyParts& b);
 
