@@ -10,8 +10,9 @@ who is wrong:
   other's artifacts in a cross-check (randomised signatures, OAEP ciphertexts, generated keys,
   symmetric ciphertexts of a decrypt case).
 * The *reference* for a provider is every other provider that passed its own known-answer tests
-  (for every operation of the algorithm); only when no provider passed them, every other provider. A provider that failed its known-answer tests is
-  never the reference that fails another.
+  (for every operation of the algorithm); only when no provider passed them, every other
+  provider. A provider that failed its known-answer tests is never the reference that fails
+  another.
 * A provider fails agreement when it disagrees with more of its reference providers than it agrees
   with (so a lone provider against a KAT-passing majority loses; two KAT-passing providers that
   disagree with each other both fail, since nothing says which is right).

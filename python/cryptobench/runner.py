@@ -367,7 +367,7 @@ class Measurement:
         # Agreement is per (algorithm, operation, cost) and decided once for all sizes.
         self._agreement: dict[tuple, dict[tuple[str, str], dict[str, Any]]] = {}
         self._participants: dict[tuple, set[tuple[str, str]]] = {}
-        for case_id, case in cases:
+        for _, case in cases:
             self._participants.setdefault(_agreement_key(case), set()).add(
                 (case.provider, case.variant)
             )
