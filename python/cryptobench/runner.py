@@ -23,11 +23,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from cryptobench import agreement
+from cryptobench import agreement, capabilities
 from cryptobench.capabilities import SCHEMA, Capabilities
 from cryptobench.errors import UserError
 from cryptobench.plan import CaseSpec
@@ -79,6 +79,51 @@ def list_capabilities(
     except (ValueError, IndexError):
         raise UserError(f"{exe} list: output is not a JSON line") from None
     return Capabilities.from_message(message)
+
+
+RUNNER_PREFIX = "cryptobench-runner-"
+
+
+def find_other_runners(native: Path) -> list[Path]:
+    """Every `cryptobench-runner-*` executable next to the native runner, in this Python's bin
+    directory and in the directories of $CRYPTOBENCH_RUNNERS (colon-separated), each once."""
+    dirs = [native.parent, Path(sys.prefix) / "bin"]
+    dirs += [Path(d) for d in os.environ.get("CRYPTOBENCH_RUNNERS", "").split(":") if d]
+    found: dict[Path, Path] = {}
+    for d in dirs:
+        if not d.is_dir():
+            continue
+        for path in sorted(d.glob(RUNNER_PREFIX + "*")):
+            if path.is_file() and os.access(path, os.X_OK):
+                found.setdefault(path.resolve(), path)
+    return list(found.values())
+
+
+def discover(variants: dict[str, str] | None = None, timeout: float = 120) -> Capabilities:
+    """The native runner's capabilities merged with every other runner's (docs/protocol.md,
+    "Runners"). `caps.runner_of[provider]` is the runner executable serving the provider. A
+    runner whose `list` fails is left out and named in `caps.absent` with the reason; only a
+    missing or broken native runner is an error."""
+    native = find_runner()
+    first = list_capabilities(native, variants, timeout)
+    first = replace(first, runner_of={p: str(native) for p in first.providers})
+    others: list[tuple[str, Capabilities]] = []
+    absent: dict[str, str] = {}
+    for exe in find_other_runners(native):
+        try:
+            others.append((str(exe), list_capabilities(exe, variants, timeout)))
+        except UserError as e:
+            absent[exe.name] = str(e)
+    merged = capabilities.merge(first, others)
+    if absent:
+        merged = replace(merged, absent={**merged.absent, **absent})
+        merged.raw["absent_runners"] = merged.absent
+    return merged
+
+
+def runner_paths(caps: Capabilities) -> dict[str, Path]:
+    """provider -> runner executable, for Measurement(runners=...)."""
+    return {p: Path(exe) for p, exe in caps.runner_of.items()}
 
 
 # ---- one serve process ---------------------------------------------------------------------------
