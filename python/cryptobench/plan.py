@@ -56,6 +56,9 @@ _MATRIX_KEYS: dict[str, tuple[type, ...]] = {
     "align_offset": (int,),
     "aad_bytes": (int,),
     "samples": (int,),
+    "min_samples": (int,),
+    "max_samples": (int,),
+    "ci_target": (int, float),
     "batch": (int,),
     "target_sample_ms": (int, float),
     "warmup_ms": (int, float),
@@ -77,6 +80,9 @@ _DEFAULTS: dict[str, Any] = {
     "align_offset": 0,
     "aad_bytes": 0,
     "samples": 11,
+    "min_samples": 0,  # 0: the same as samples (no early stop)
+    "max_samples": 0,  # 0: the same as samples (no extension)
+    "ci_target": 0.0,  # 0: a fixed number of samples
     "batch": 3,
     "target_sample_ms": 2.0,
     "warmup_ms": 20.0,
@@ -108,6 +114,12 @@ class CaseSpec:
     aad_bytes: int = 0
     samples: int = 11
     batch: int = 3
+    # Adaptive sampling (docs/methodology.md, "Adaptive sampling"): stop at min_samples or later
+    # once the median's 95% CI is narrower than ci_target (relative), extend up to max_samples
+    # while it is not. 0 for each: exactly `samples` samples.
+    min_samples: int = 0
+    max_samples: int = 0
+    ci_target: float = 0.0
     target_sample_ms: float = 2.0
     warmup_ms: float = 20.0
     heap_iterations: int = 8
@@ -322,6 +334,14 @@ def _check_values(block: dict, where: str) -> None:
         raise UserError(f"{where}: 'align_offset' must be between 0 and 63")
     if block["target_sample_ms"] <= 0:
         raise UserError(f"{where}: 'target_sample_ms' must be positive")
+    if block["ci_target"] < 0:
+        raise UserError(f"{where}: 'ci_target' must not be negative")
+    if block["min_samples"] < 0 or block["min_samples"] > block["samples"]:
+        raise UserError(
+            f"{where}: 'min_samples' must be between 0 and samples ({block['samples']})"
+        )
+    if block["max_samples"] and block["max_samples"] < block["samples"]:
+        raise UserError(f"{where}: 'max_samples' must be at least samples ({block['samples']})")
 
 
 # ---- expansion -----------------------------------------------------------------------------------
@@ -379,6 +399,8 @@ def apply_overrides(suite: Suite, o: Overrides) -> Suite:
             value = getattr(o, key)
             if value is not None:
                 b[key] = value
+        if o.samples is not None:  # --samples N means exactly N
+            b["min_samples"] = b["max_samples"] = 0
         _check_values(b, "command line")
         blocks.append(b)
     timeout = o.timeout_s if o.timeout_s is not None else suite.timeout_s

@@ -14,6 +14,7 @@ for that provider's remaining cases and the run goes on.
 import contextlib
 import ctypes
 import json
+import math
 import os
 import random
 import select
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from cryptobench import agreement, capabilities
+from cryptobench import agreement, capabilities, stats
 from cryptobench.capabilities import SCHEMA, Capabilities
 from cryptobench.errors import UserError
 from cryptobench.plan import CaseSpec
@@ -450,7 +451,7 @@ class Measurement:
             for slot in list(open_slots):
                 if not self._sample(slot):
                     open_slots.remove(slot)
-                elif len(slot.samples) >= slot.case.samples:
+                elif not wants_more(slot.case, slot.samples):
                     open_slots.remove(slot)
                     self._close(slot)
 
@@ -512,7 +513,8 @@ class Measurement:
     def _sample(self, slot: _Slot) -> bool:
         """One batch of samples; False when the case ended (library error, crash)."""
         case = slot.case
-        count = min(case.batch, case.samples - len(slot.samples))
+        before = len(slot.samples)
+        count = min(case.batch, sample_cap(case) - before)
         try:
             reply = self._request(
                 slot.worker,
@@ -528,7 +530,10 @@ class Measurement:
             self._finish(slot, self._failed(slot, e.message, e.kind, e.detail))
             return False
         slot.samples += [_sample_tuple(s) for s in reply.get("samples", [])]
-        self._advance(slot, count)
+        # Progress counts the planned samples; an extension beyond them adds no units.
+        self._advance(
+            slot, max(0, min(len(slot.samples), case.samples) - min(before, case.samples))
+        )
         return True
 
     def _close(self, slot: _Slot) -> None:
@@ -697,6 +702,29 @@ class Measurement:
         if self.on_progress:
             label = f"{self.cases_done}/{self.cases_total} cases, now {case.label()}"
             self.on_progress(self.done, self.total, label)
+
+
+def sample_cap(case: CaseSpec) -> int:
+    return max(case.max_samples, case.samples)
+
+
+def wants_more(case: CaseSpec, samples: list[tuple[int, int, int]]) -> bool:
+    """The adaptive stop rule (docs/methodology.md, "Adaptive sampling"): at least min_samples;
+    then stop as soon as the median's 95% bootstrap CI is narrower than ci_target relative to the
+    median; else go on to `samples`, and beyond it up to max_samples while the CI stays wide.
+    Without a ci_target, exactly `samples`."""
+    n = len(samples)
+    if n >= sample_cap(case):
+        return False
+    if case.ci_target <= 0:
+        return n < case.samples
+    if n < (case.min_samples or case.samples):
+        return True
+    per_op = [ns / iterations for iterations, ns, _ in samples if iterations]
+    low, high = stats.bootstrap_median_ci(per_op)
+    middle = stats.median(per_op)
+    width = (high - low) / middle if middle > 0 else math.inf
+    return width > case.ci_target
 
 
 def _agreement_key(case: CaseSpec) -> tuple:
