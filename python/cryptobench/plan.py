@@ -8,6 +8,7 @@ matrix, and never sent to a runner. The format is described in docs/methodology.
 """
 
 import json
+import secrets
 import tomllib
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -218,6 +219,9 @@ class Plan:
     timeout_s: float
     skipped: dict[str, int] = field(default_factory=dict)  # reason class -> count
     description: str = ""
+    # Seed of the order in which case keys are measured (runner.Measurement), new for every run
+    # and stored in its settings, so a run's order can be told and repeated.
+    order_seed: int = field(default_factory=lambda: secrets.randbelow(1 << 31))
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -225,6 +229,7 @@ class Plan:
             "description": self.description,
             "timeout_s": self.timeout_s,
             "skipped": self.skipped,
+            "order_seed": self.order_seed,
         }
 
 
