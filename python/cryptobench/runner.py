@@ -1,15 +1,17 @@
-"""Runner processes: finding the native runner, asking it what it can do, and measuring cases.
+"""Runner processes: finding the runners, asking them what they can do, and measuring cases.
 
-Measuring uses the runner's `serve` mode (docs/protocol.md). There is one `serve` process per
-(provider, variant), started with `--variant provider=variant`, so a crash takes down only that
-provider. Requests go round-robin across the processes, one small batch of samples at a time, so
-drift on a shared machine hits every provider alike. Only one request is outstanding at any
-moment: measurements never run concurrently.
+Runners are `cryptobench-native` and every `cryptobench-runner-*` beside it or in
+$CRYPTOBENCH_RUNNERS (`discover`); their capabilities are merged into one set. Measuring uses the
+runners' `serve` mode (docs/protocol.md). There is one `serve` process per (provider, variant),
+started from the provider's own runner with `--variant provider=variant`, so a crash takes down
+only that provider. Cross-provider agreement is computed in each provider's own process and
+decided here (agreement.py). Cases are measured key by key, the providers of a key side by side in
+small shuffled batches, so drift on a shared machine hits every provider alike. Only one request is
+outstanding at any moment: measurements never run concurrently.
 
 Every request has a timeout. A process that dies (crash) or does not answer in time (hang) costs
 the case it was working on, which is recorded as failed with the reason; the process is restarted
-for that provider's remaining cases and the run goes on.
-"""
+for that provider's remaining cases and the run goes on."""
 
 import contextlib
 import ctypes
