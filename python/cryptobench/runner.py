@@ -376,8 +376,9 @@ class Measurement:
 
     `on_outcome` is called as each case completes (the store commits it right there);
     `on_progress(done, total, label)` reports progress in units of one sample (plus one each for
-    opening and closing a case). `runners` maps a provider to the runner executable that serves it
-    (default: `exe` for all); `caps` is the merged capability set (listed from `exe` when absent).
+    opening and closing a case). `caps` is the merged capability set (`discover()`; listed from
+    `exe` when absent); `runners` maps a provider to the runner executable that serves it (default:
+    `caps.runner_of`, else `exe` for all).
     """
 
     def __init__(
@@ -397,7 +398,7 @@ class Measurement:
         self.on_outcome, self.on_progress = on_outcome, on_progress
         self.runner_args = list(runner_args)
         self.caps = caps
-        self.runners = runners or {}
+        self.runners = runners or (runner_paths(caps) if caps else {})
         self.order_seed = (
             order_seed if order_seed is not None else random.SystemRandom().randrange(1 << 31)
         )

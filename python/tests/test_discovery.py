@@ -60,8 +60,7 @@ def test_providers_of_another_runner_are_measured_by_that_runner(
         list(enumerate(cases, 1)),
         60,
         outcomes.append,
-        caps=caps,
-        runners=runner.runner_paths(caps),
+        caps=caps,  # its runner_of says which runner serves which provider
     ).run()
     by_provider = {o.case.provider: o for o in outcomes}
     assert by_provider["fault"].status == "ok", by_provider["fault"].reason
