@@ -122,3 +122,17 @@ def test_a_crash_in_openssl_fails_only_openssl(native_runner, monkeypatch):
         o = out[(provider, "sha256", "hash")]
         assert o.status == "ok", o.reason
         assert len(o.samples) == 3
+
+
+def test_a_hang_in_openssl_fails_only_openssl(native_runner, monkeypatch):
+    monkeypatch.setenv("LD_PRELOAD", str(shim("openssl_hang_digest")))
+    outcomes = []
+    todo = cases(["gcrypt", "openssl", "botan"], ["sha256"], ["hash"])
+    # A short request timeout: the hung runner is killed after it, the others answer at once.
+    runner.Measurement(native_runner, list(enumerate(todo, 1)), 10, outcomes.append).run()
+    out = {o.case.provider: o for o in outcomes}
+    assert out["openssl"].status == "failed"
+    assert out["openssl"].failure == "timeout"
+    assert "gave no reply within 10 s" in out["openssl"].reason
+    assert out["gcrypt"].status == "ok", out["gcrypt"].reason
+    assert out["botan"].status == "ok", out["botan"].reason
