@@ -1,5 +1,6 @@
 // Every known-answer vector against every provider that offers the algorithm, through the same
-// gate the runner uses (vectors twice per prepared op, round trip, cross-provider agreement).
+// gate the runner uses (vectors twice per prepared op, round trip). Cross-provider agreement:
+// agreement_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,7 +39,7 @@ void PrintTo(const GateCase& c, std::ostream* os) {
 
 class GateTest : public ::testing::TestWithParam<GateCase> {};
 
-TEST_P(GateTest, PassesKnownAnswerRoundTripAndAgreement) {
+TEST_P(GateTest, PassesKnownAnswersAndRoundTrip) {
   const auto& c = GetParam();
   const AlgorithmInfo& info = *find_algorithm(c.algorithm);
   const bool asymmetric = is_public_key(info.kind) || info.kind == Kind::Kdf;

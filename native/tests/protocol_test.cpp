@@ -75,6 +75,38 @@ TEST(Spec, ErrorsNameTheBadField) {
   EXPECT_EQ(spec_error(json(3)), "cases: must be an array");
 }
 
+TEST(Serve, AnswersAgreementAndCrossCheckRequests) {
+  // The digest is SHA-256 of 64 zero bytes.
+  const json spec = {{"id", "x"},
+                     {"provider", "openssl"},
+                     {"operation", "hash"},
+                     {"algorithm", "sha256"},
+                     {"size", 64}};
+  const json material = {{"input", std::string(128, '0')}};
+  const json agree = {{"cmd", "agreement"}, {"case", spec}, {"material", material}};
+  json check = {{"cmd", "cross_check"}, {"case", spec}, {"material", material}};
+  check["peers"] = {{"gcrypt/default", {{"digest", "00"}}}};
+  std::istringstream in(agree.dump() + "\n" + check.dump() + "\n" +
+                        R"({"cmd":"agreement","case":{"id":"y"}})" + "\n");
+  std::ostringstream out;
+  EXPECT_EQ(command_serve(in, out, -1), 0);
+  std::istringstream lines(out.str());
+  std::vector<json> msgs;
+  for (std::string line; std::getline(lines, line);) msgs.push_back(json::parse(line));
+  ASSERT_EQ(msgs.size(), 5u) << out.str();
+  EXPECT_EQ(msgs[1]["type"], "agreement");
+  EXPECT_EQ(msgs[1]["id"], "x");
+  EXPECT_EQ(msgs[1]["status"], "ok") << msgs[1].dump();
+  EXPECT_EQ(msgs[1]["kat"]["ok"], true) << msgs[1].dump();
+  EXPECT_EQ(msgs[1]["artifacts"]["digest"],
+            "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb4b");
+  EXPECT_EQ(msgs[2]["type"], "cross_check");
+  // Digests are compared by equality by the coordinator: not checked here.
+  EXPECT_TRUE(msgs[2]["verdicts"]["gcrypt/default"]["ok"].is_null()) << msgs[2].dump();
+  EXPECT_EQ(msgs[3]["type"], "error");  // a malformed request; the session goes on
+  EXPECT_EQ(msgs[4]["type"], "done");
+}
+
 TEST(Serve, OpenSampleCloseAndErrorsKeepTheSessionAlive) {
   json open_req = {{"cmd", "open"}, {"case", good_case()}};
   open_req["case"]["target_sample_ms"] = 0.05;

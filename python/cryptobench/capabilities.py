@@ -32,6 +32,8 @@ class Algorithm:
     key_type: str = ""  # public-key algorithms: whose keys it uses (rsa-2048, x25519, ...)
     bits: int = 0  # public-key algorithms: modulus, field or group size
     digest: str = ""  # hash inside the algorithm (RSA, ECDSA, OAEP, PBKDF2, HKDF)
+    key_bytes: int = 0  # symmetric key length (cipher, AEAD, MAC)
+    iv_bytes: int = 0  # IV or nonce length
 
     def size_problem(self, size: int) -> str | None:
         """Why `size` cannot be used with this algorithm, or None when it can."""
@@ -86,6 +88,10 @@ class Capabilities:
     algorithms: dict[str, Algorithm]  # the whole catalogue, in the runner's order
     providers: dict[str, Provider]  # compiled-in providers, in the runner's order
     raw: dict[str, Any]
+    # Merged from several runners (runner.discover): provider -> the runner executable serving it,
+    # and runner -> why it is absent (its `list` failed, or its providers collide).
+    runner_of: dict[str, str] = field(default_factory=dict)
+    absent: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_message(cls, msg: dict[str, Any]) -> "Capabilities":
@@ -108,6 +114,8 @@ class Capabilities:
                     key_type=a.get("key_type", "") or "",
                     bits=int(a.get("bits", 0) or 0),
                     digest=a.get("digest", "") or "",
+                    key_bytes=int(a.get("key_bytes", 0) or 0),
+                    iv_bytes=int(a.get("iv_bytes", 0) or 0),
                 )
                 for a in msg["algorithms"]
             }
@@ -151,3 +159,52 @@ class Capabilities:
             raise UserError(
                 f"unknown algorithm '{name}' (see `cryptobench list` for the catalogue)"
             ) from None
+
+
+def merge(first: Capabilities, others: list[tuple[str, Capabilities]]) -> Capabilities:
+    """One capability set from the native runner's (`first`) and other runners' listings.
+
+    The catalogue is the native one plus algorithms only another runner has; a provider name
+    belongs to one runner, so a second runner naming it again is reported in `absent` and that
+    provider of it is ignored. The machine record is the native runner's, with each other
+    runner's runtime facts under machine["runners"][runner].
+    """
+    algorithms = dict(first.algorithms)
+    providers = dict(first.providers)
+    runner_of = dict(first.runner_of) or dict.fromkeys(first.providers, first.runner)
+    absent = dict(first.absent)
+    machine = dict(first.machine)
+    raw_algorithms = list(first.raw.get("algorithms", []))
+    raw_providers = list(first.raw.get("providers", []))
+    runners_record = dict(machine.get("runners") or {})
+    for exe, caps in others:
+        runners_record[caps.runner] = {"version": caps.runner_version, "machine": caps.machine}
+        for name, alg in caps.algorithms.items():
+            if name not in algorithms:
+                algorithms[name] = alg
+                raw_algorithms += [a for a in caps.raw.get("algorithms", []) if a["name"] == name]
+        for name, provider in caps.providers.items():
+            if name in providers:
+                absent[f"{caps.runner} ({name})"] = (
+                    f"provider name '{name}' is already served by {runner_of[name]}"
+                )
+                continue
+            providers[name] = provider
+            runner_of[name] = exe
+            raw_providers += [p for p in caps.raw.get("providers", []) if p["name"] == name]
+    if runners_record:
+        machine["runners"] = runners_record
+    raw = {**first.raw, "algorithms": raw_algorithms, "providers": raw_providers}
+    raw["machine"] = machine
+    if absent:
+        raw["absent_runners"] = absent
+    return Capabilities(
+        runner=first.runner,
+        runner_version=first.runner_version,
+        machine=machine,
+        algorithms=algorithms,
+        providers=providers,
+        raw=raw,
+        runner_of=runner_of,
+        absent=absent,
+    )

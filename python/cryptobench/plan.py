@@ -9,6 +9,7 @@ matrix, and never sent to a runner. The format is described in docs/methodology.
 
 import json
 import math
+import secrets
 import tomllib
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -57,6 +58,9 @@ _MATRIX_KEYS: dict[str, tuple[type, ...]] = {
     "align_offset": (int,),
     "aad_bytes": (int,),
     "samples": (int,),
+    "min_samples": (int,),
+    "max_samples": (int,),
+    "ci_target": (int, float),
     "batch": (int,),
     "target_sample_ms": (int, float),
     "warmup_ms": (int, float),
@@ -78,6 +82,9 @@ _DEFAULTS: dict[str, Any] = {
     "align_offset": 0,
     "aad_bytes": 0,
     "samples": 11,
+    "min_samples": 0,  # 0: the same as samples (no early stop)
+    "max_samples": 0,  # 0: the same as samples (no extension)
+    "ci_target": 0.0,  # 0: a fixed number of samples
     "batch": 3,
     "target_sample_ms": 2.0,
     "warmup_ms": 20.0,
@@ -101,6 +108,9 @@ NUMBER_LIMITS: dict[str, tuple[float, float]] = {  # key: (lowest, highest)
     "seed": (0, MAX_INT),
     "warmup_ms": (0, 60_000),
     "target_sample_ms": (0.001, 60_000),
+    "min_samples": (0, MAX_SAMPLES),
+    "max_samples": (0, MAX_SAMPLES),
+    "ci_target": (0, 1),
 }
 _LIST_KEYS = ("providers", "algorithms", "kinds", "operations", "sizes", "cost")  # dimensions
 _TYPE_NAMES = {
@@ -126,6 +136,12 @@ class CaseSpec:
     aad_bytes: int = 0
     samples: int = 11
     batch: int = 3
+    # Adaptive sampling (docs/methodology.md, "Adaptive sampling"): stop at min_samples or later
+    # once the median's 95% CI is narrower than ci_target (relative), extend up to max_samples
+    # while it is not. 0 for each: exactly `samples` samples.
+    min_samples: int = 0
+    max_samples: int = 0
+    ci_target: float = 0.0
     target_sample_ms: float = 2.0
     warmup_ms: float = 20.0
     heap_iterations: int = 8
@@ -224,6 +240,9 @@ class Plan:
     timeout_s: float
     skipped: dict[str, int] = field(default_factory=dict)  # reason class -> count
     description: str = ""
+    # Seed of the order in which case keys are measured (runner.Measurement), new for every run
+    # and stored in its settings, so a run's order can be told and repeated.
+    order_seed: int = field(default_factory=lambda: secrets.randbelow(1 << 31))
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -231,6 +250,7 @@ class Plan:
             "description": self.description,
             "timeout_s": self.timeout_s,
             "skipped": self.skipped,
+            "order_seed": self.order_seed,
         }
 
 
@@ -330,6 +350,14 @@ def _check_values(block: dict, where: str) -> None:
             raise UserError(f"{where}: '{key}' must be at least {low:g}")
         if value > high:
             raise UserError(f"{where}: '{key}' must be at most {high:g}, not {value}")
+    if block["ci_target"] < 0:
+        raise UserError(f"{where}: 'ci_target' must not be negative")
+    if block["min_samples"] < 0 or block["min_samples"] > block["samples"]:
+        raise UserError(
+            f"{where}: 'min_samples' must be between 0 and samples ({block['samples']})"
+        )
+    if block["max_samples"] and block["max_samples"] < block["samples"]:
+        raise UserError(f"{where}: 'max_samples' must be at least samples ({block['samples']})")
     too_large = [s for s in block["sizes"] if s > MAX_SIZE]
     if too_large:
         raise UserError(
@@ -399,6 +427,8 @@ def apply_overrides(suite: Suite, o: Overrides) -> Suite:
             value = getattr(o, key)
             if value is not None:
                 b[key] = value
+        if o.samples is not None:  # --samples N means exactly N
+            b["min_samples"] = b["max_samples"] = 0
         _check_values(b, "command line")
         blocks.append(b)
     timeout = suite.timeout_s if o.timeout_s is None else check_timeout(o.timeout_s, "--timeout")

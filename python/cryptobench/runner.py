@@ -1,32 +1,36 @@
-"""Runner processes: finding the native runner, asking it what it can do, and measuring cases.
+"""Runner processes: finding the runners, asking them what they can do, and measuring cases.
 
-Measuring uses the runner's `serve` mode (docs/protocol.md). There is one `serve` process per
-(provider, variant), started with `--variant provider=variant`, so a crash takes down only that
-provider. Requests go round-robin across the processes, one small batch of samples at a time, so
-drift on a shared machine hits every provider alike. Only one request is outstanding at any
-moment: measurements never run concurrently.
+Runners are `cryptobench-native` and every `cryptobench-runner-*` beside it or in
+$CRYPTOBENCH_RUNNERS (`discover`); their capabilities are merged into one set. Measuring uses the
+runners' `serve` mode (docs/protocol.md). There is one `serve` process per (provider, variant),
+started from the provider's own runner with `--variant provider=variant`, so a crash takes down
+only that provider. Cross-provider agreement is computed in each provider's own process and
+decided here (agreement.py). Cases are measured key by key, the providers of a key side by side in
+small shuffled batches, so drift on a shared machine hits every provider alike. Only one request is
+outstanding at any moment: measurements never run concurrently.
 
 Every request has a timeout. A process that dies (crash) or does not answer in time (hang) costs
 the case it was working on, which is recorded as failed with the reason; the process is restarted
-for that provider's remaining cases and the run goes on.
-"""
+for that provider's remaining cases and the run goes on."""
 
 import contextlib
 import ctypes
 import json
+import math
 import os
+import random
 import select
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from cryptobench import agreement, capabilities, stats
 from cryptobench.capabilities import SCHEMA, Capabilities
 from cryptobench.errors import UserError
 from cryptobench.plan import CaseSpec
@@ -78,6 +82,51 @@ def list_capabilities(
     except (ValueError, IndexError):
         raise UserError(f"{exe} list: output is not a JSON line") from None
     return Capabilities.from_message(message)
+
+
+RUNNER_PREFIX = "cryptobench-runner-"
+
+
+def find_other_runners(native: Path) -> list[Path]:
+    """Every `cryptobench-runner-*` executable next to the native runner, in this Python's bin
+    directory and in the directories of $CRYPTOBENCH_RUNNERS (colon-separated), each once."""
+    dirs = [native.parent, Path(sys.prefix) / "bin"]
+    dirs += [Path(d) for d in os.environ.get("CRYPTOBENCH_RUNNERS", "").split(":") if d]
+    found: dict[Path, Path] = {}
+    for d in dirs:
+        if not d.is_dir():
+            continue
+        for path in sorted(d.glob(RUNNER_PREFIX + "*")):
+            if path.is_file() and os.access(path, os.X_OK):
+                found.setdefault(path.resolve(), path)
+    return list(found.values())
+
+
+def discover(variants: dict[str, str] | None = None, timeout: float = 120) -> Capabilities:
+    """The native runner's capabilities merged with every other runner's (docs/protocol.md,
+    "Runners"). `caps.runner_of[provider]` is the runner executable serving the provider. A
+    runner whose `list` fails is left out and named in `caps.absent` with the reason; only a
+    missing or broken native runner is an error."""
+    native = find_runner()
+    first = list_capabilities(native, variants, timeout)
+    first = replace(first, runner_of={p: str(native) for p in first.providers})
+    others: list[tuple[str, Capabilities]] = []
+    absent: dict[str, str] = {}
+    for exe in find_other_runners(native):
+        try:
+            others.append((str(exe), list_capabilities(exe, variants, timeout)))
+        except UserError as e:
+            absent[exe.name] = str(e)
+    merged = capabilities.merge(first, others)
+    if absent:
+        merged = replace(merged, absent={**merged.absent, **absent})
+        merged.raw["absent_runners"] = merged.absent
+    return merged
+
+
+def runner_paths(caps: Capabilities) -> dict[str, Path]:
+    """provider -> runner executable, for Measurement(runners=...)."""
+    return {p: Path(exe) for p, exe in caps.runner_of.items()}
 
 
 # ---- one serve process ---------------------------------------------------------------------------
@@ -286,29 +335,55 @@ class Outcome:
 
 @dataclass
 class _Worker:
+    """The serve process of one (provider, variant), started from its provider's runner."""
+
     provider: str
     variant: str
-    queue: deque  # of (case_id, CaseSpec)
+    exe: Path
     proc: ServeProcess | None = None
-    current: tuple[int, CaseSpec] | None = None
-    samples: list[tuple[int, int, int]] = field(default_factory=list)
-    opened: dict[str, Any] = field(default_factory=dict)  # the `case` reply
-    units_done: int = 0  # progress units of the current case already counted
+    start_error: RunnerFailure | None = None  # set once it could not start: it will not later
 
     @property
-    def busy(self) -> bool:
-        return self.current is not None or bool(self.queue)
+    def name(self) -> str:
+        return f"{self.provider}/{self.variant}"
+
+
+@dataclass
+class _Slot:
+    """One case of the group being measured, in its worker's process."""
+
+    case_id: int
+    case: CaseSpec
+    worker: _Worker
+    samples: list[tuple[int, int, int]] = field(default_factory=list)
+    opened: dict[str, Any] = field(default_factory=dict)  # the `case` reply
+    agreement: dict[str, Any] = field(default_factory=dict)  # for the stored gate record
+    units_done: int = 0  # progress units of this case already counted
 
 
 ProgressFn = Callable[[int, int, str], None]
 
 
+def group_key(case: CaseSpec) -> tuple:
+    """What providers are compared on: the case without its provider and variant."""
+    return case.key()[2:]
+
+
 class Measurement:
-    """Measures cases round-robin across one serve process per (provider, variant).
+    """Measures cases grouped by case key, one serve process per (provider, variant).
+
+    For each key (in an order shuffled with `order_seed`, recorded by the caller), agreement is
+    checked first: every provider offering the case computes its artifacts in its own process and
+    the coordinator decides who disagrees (agreement.py). Then the key is opened in every provider
+    that passed, their samples are taken in batches in a freshly shuffled provider order each
+    round, and the cases are closed, before the next key. So providers compared on one key are
+    measured side by side in time, and drift on a shared machine hits them alike.
 
     `on_outcome` is called as each case completes (the store commits it right there);
     `on_progress(done, total, label)` reports progress in units of one sample (plus one each for
-    opening and closing a case).
+    opening and closing a case). `caps` is the merged capability set (`discover()`; listed from
+    `exe` when absent); `runners` maps a provider to the runner executable that serves it (default:
+    `caps.runner_of`, else `exe` for all).
     """
 
     def __init__(
@@ -319,142 +394,300 @@ class Measurement:
         on_outcome: Callable[[Outcome], None],
         on_progress: ProgressFn | None = None,
         runner_args: Iterable[str] = (),
+        *,
+        caps: Capabilities | None = None,
+        runners: dict[str, Path] | None = None,
+        order_seed: int | None = None,
     ):
         self.exe, self.timeout_s = exe, timeout_s
         self.on_outcome, self.on_progress = on_outcome, on_progress
         self.runner_args = list(runner_args)
-        workers: dict[tuple[str, str], _Worker] = {}
+        self.caps = caps
+        self.runners = runners or (runner_paths(caps) if caps else {})
+        self.order_seed = (
+            order_seed if order_seed is not None else random.SystemRandom().randrange(1 << 31)
+        )
+        self._rng = random.Random(self.order_seed)
+        self.workers: dict[tuple[str, str], _Worker] = {}
+        groups: dict[tuple, list[tuple[int, CaseSpec]]] = {}
         for case_id, case in cases:
             key = (case.provider, case.variant)
-            workers.setdefault(key, _Worker(case.provider, case.variant, deque()))
-            workers[key].queue.append((case_id, case))
-        self.workers = list(workers.values())
+            if key not in self.workers:
+                exe_for = self.runners.get(case.provider, exe)
+                self.workers[key] = _Worker(case.provider, case.variant, exe_for)
+            groups.setdefault(group_key(case), []).append((case_id, case))
+        self.groups = list(groups.values())
+        self._rng.shuffle(self.groups)
+        # Agreement is per (algorithm, operation, cost) and decided once for all sizes.
+        self._agreement: dict[tuple, dict[tuple[str, str], dict[str, Any]]] = {}
+        self._participants: dict[tuple, set[tuple[str, str]]] = {}
+        for _, case in cases:
+            self._participants.setdefault(_agreement_key(case), set()).add(
+                (case.provider, case.variant)
+            )
         self.total = sum(_units(c) for _, c in cases)
         self.done = 0
         self.cases_total, self.cases_done = len(cases), 0
+        self._label = ""
 
     def run(self) -> None:
         try:
-            while True:
-                active = [w for w in self.workers if w.busy]
-                if not active:
-                    break
-                for worker in active:
-                    self._step(worker)
+            for group in self.groups:
+                self._measure_group(group)
         finally:
-            for worker in self.workers:
+            for worker in self.workers.values():
                 if worker.proc:
-                    # An interrupted worker may be mid-sample: no point waiting for it.
-                    worker.proc.kill() if worker.busy else worker.proc.stop()
+                    worker.proc.stop()
 
-    def _step(self, w: _Worker) -> None:
-        """One request to one worker's runner."""
-        if w.proc is None and not self._start(w):
-            return
-        assert w.proc
-        try:
-            if w.current is None:
-                self._open(w)
-            elif len(w.samples) < w.current[1].samples:
-                self._sample(w)
-            else:
-                self._close(w)
-        except RunnerFailure as e:
-            w.proc.kill()
-            w.proc = None  # restarted for the next case
-            assert w.current
-            case_id, case = w.current
-            self._finish(
-                w, Outcome(case_id, case, "failed", e.message, failure=e.kind, detail=e.detail)
-            )
+    # ---- one group: agreement, open, interleaved samples, close --------------------------------
 
-    def _start(self, w: _Worker) -> bool:
-        proc = ServeProcess(self.exe, w.provider, w.variant, self.timeout_s, self.runner_args)
+    def _measure_group(self, group: list[tuple[int, CaseSpec]]) -> None:
+        slots: list[_Slot] = []
+        for case_id, case in group:
+            slot = _Slot(case_id, case, self.workers[(case.provider, case.variant)])
+            self._label = case.label()
+            agreement = self._agreement_for(case)
+            slot.agreement = agreement
+            if agreement.get("failed"):
+                self._finish(slot, self._failed(slot, agreement["reason"], agreement["failure"]))
+                continue
+            slots.append(slot)
+        self._rng.shuffle(slots)
+        open_slots = [s for s in slots if self._open(s)]
+        while open_slots:
+            self._rng.shuffle(open_slots)
+            for slot in list(open_slots):
+                if not self._sample(slot):
+                    open_slots.remove(slot)
+                elif not wants_more(slot.case, slot.samples):
+                    open_slots.remove(slot)
+                    self._close(slot)
+
+    def _proc(self, w: _Worker) -> ServeProcess:
+        """The worker's running process, started (again) when needed. Raises RunnerFailure."""
+        if w.start_error:
+            raise w.start_error
+        if w.proc is None:
+            proc = ServeProcess(w.exe, w.provider, w.variant, self.timeout_s, self.runner_args)
+            try:
+                proc.start()
+            except RunnerFailure as e:
+                proc.kill()
+                e.kind = "start"
+                w.start_error = e
+                raise
+            w.proc = proc
+        return w.proc
+
+    def _request(self, w: _Worker, message: dict[str, Any], doing: str) -> dict[str, Any]:
+        proc = self._proc(w)
         try:
-            proc.start()
-        except RunnerFailure as e:
+            return proc.request(message, doing)
+        except RunnerFailure:
             proc.kill()
-            # A runner that cannot start for this variant will not start for the next case
-            # either: every remaining case of the worker fails with the same reason.
-            while w.queue:
-                w.current = w.queue.popleft()
-                case_id, case = w.current
-                self._finish(
-                    w, Outcome(case_id, case, "failed", e.message, failure="start", detail=e.detail)
-                )
-            return False
-        w.proc = proc
-        return True
+            w.proc = None  # restarted for the next request
+            raise
 
-    def _open(self, w: _Worker) -> None:
-        assert w.proc
-        case_id, case = w.current = w.queue.popleft()
-        w.samples, w.opened, w.units_done = [], {}, 0
-        self._report(case)
-        reply = w.proc.request(
-            {"cmd": "open", "case": case.to_protocol(_wire_id(case_id))},
-            "opening the case (gate, warm-up, calibration)",
-        )
-        _expect(reply, "case", case_id)
-        self._advance(w, 1)
+    def _open(self, slot: _Slot) -> bool:
+        """Opens the case; False when it ended there (refused, crashed)."""
+        self._report(slot.case)
+        try:
+            reply = self._request(
+                slot.worker,
+                {"cmd": "open", "case": slot.case.to_protocol(_wire_id(slot.case_id))},
+                "opening the case (gate, warm-up, calibration)",
+            )
+            _expect(reply, "case", slot.case_id)
+        except RunnerFailure as e:
+            self._finish(slot, self._failed(slot, e.message, e.kind, e.detail))
+            return False
+        self._advance(slot, 1)
         status = reply.get("status")
         if status != "ok":
             status = "unsupported" if status == "unsupported" else "failed"
-            self._finish(
-                w,
-                Outcome(
-                    case_id,
-                    case,
-                    status,
-                    reply.get("reason", ""),
-                    gate=reply.get("gate") or {},
-                    failure="gate" if status == "failed" else None,
-                ),
+            outcome = Outcome(
+                slot.case_id,
+                slot.case,
+                status,
+                reply.get("reason", ""),
+                gate=self._gate(slot, reply.get("gate")),
+                failure="gate" if status == "failed" else None,
             )
-            return
-        w.opened = reply
+            self._finish(slot, outcome)
+            return False
+        slot.opened = reply
+        return True
 
-    def _sample(self, w: _Worker) -> None:
-        assert w.proc and w.current
-        case_id, case = w.current
-        count = min(case.batch, case.samples - len(w.samples))
-        reply = w.proc.request(
-            {"cmd": "sample", "id": _wire_id(case_id), "count": count}, "sampling"
+    def _sample(self, slot: _Slot) -> bool:
+        """One batch of samples; False when the case ended (library error, crash)."""
+        case = slot.case
+        before = len(slot.samples)
+        count = min(case.batch, sample_cap(case) - before)
+        try:
+            reply = self._request(
+                slot.worker,
+                {"cmd": "sample", "id": _wire_id(slot.case_id), "count": count},
+                "sampling",
+            )
+            if reply.get("type") == "result":  # the library failed mid-sampling: the case is over
+                _expect(reply, "result", slot.case_id)
+                self._finish(slot, self._from_result(slot, reply))
+                return False
+            _expect(reply, "samples", slot.case_id)
+        except RunnerFailure as e:
+            self._finish(slot, self._failed(slot, e.message, e.kind, e.detail))
+            return False
+        slot.samples += [_sample_tuple(s) for s in reply.get("samples", [])]
+        # Progress counts the planned samples; an extension beyond them adds no units.
+        self._advance(
+            slot, max(0, min(len(slot.samples), case.samples) - min(before, case.samples))
         )
-        if reply.get("type") == "result":  # the library failed mid-sampling: the case is over
-            _expect(reply, "result", case_id)
-            self._finish(w, self._from_result(w, reply))
-            return
-        _expect(reply, "samples", case_id)
-        w.samples += [_sample_tuple(s) for s in reply.get("samples", [])]
-        self._advance(w, count)
+        return True
 
-    def _close(self, w: _Worker) -> None:
-        assert w.proc and w.current
-        case_id, _ = w.current
-        reply = w.proc.request({"cmd": "close", "id": _wire_id(case_id)}, "closing the case")
-        _expect(reply, "result", case_id)
-        outcome = self._from_result(w, reply)
-        if outcome.status == "ok" and outcome.samples != w.samples:
-            raise RunnerFailure(
-                "protocol", "runner broke the protocol: result samples differ from the samples sent"
+    def _close(self, slot: _Slot) -> None:
+        try:
+            reply = self._request(
+                slot.worker, {"cmd": "close", "id": _wire_id(slot.case_id)}, "closing the case"
             )
-        self._finish(w, outcome)
+            _expect(reply, "result", slot.case_id)
+            outcome = self._from_result(slot, reply)
+            if outcome.status == "ok" and outcome.samples != slot.samples:
+                raise RunnerFailure(
+                    "protocol",
+                    "runner broke the protocol: result samples differ from the samples sent",
+                )
+        except RunnerFailure as e:
+            outcome = self._failed(slot, e.message, e.kind, e.detail)
+        self._finish(slot, outcome)
+
+    # ---- agreement -----------------------------------------------------------------------------
+
+    def _agreement_for(self, case: CaseSpec) -> dict[str, Any]:
+        """This case's provider's agreement verdict: {"failed": bool, "reason", "failure",
+        "summary", "detail"}; computed for all participants of the agreement key at once."""
+        key = _agreement_key(case)
+        if key not in self._agreement:
+            self._agreement[key] = self._check_agreement(case, sorted(self._participants[key]))
+        return self._agreement[key][(case.provider, case.variant)]
+
+    def _check_agreement(
+        self, case: CaseSpec, participants: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        caps = self._capabilities()
+        alg = caps.algorithms.get(case.algorithm) if caps else None
+        if alg is None:  # nothing to make material from: the runners' gates stand alone
+            return {p: {"failed": False, "summary": "not checked"} for p in participants}
+        names = {p: f"{p[0]}/{p[1]}" for p in participants}
+        mat = agreement.material(alg, seed=case.seed)
+        spec = case.to_protocol("agreement")
+        replies: dict[str, agreement.Reply] = {}
+        crashed: dict[str, RunnerFailure] = {}
+        for p in participants:
+            w = self.workers[p]
+            message = {
+                "cmd": "agreement",
+                "case": {**spec, "provider": w.provider, "variant": w.variant},
+                "material": mat,
+            }
+            try:
+                reply = self._request(w, message, "computing its agreement output")
+                if reply.get("type") == "error":
+                    raise RunnerFailure(
+                        "protocol", f"runner refused the agreement request: {reply.get('message')}"
+                    )
+                replies[names[p]] = agreement.Reply.from_message(reply)
+            except RunnerFailure as e:
+                crashed[names[p]] = e
+        cross: dict[str, dict[str, dict[str, Any]]] = {}
+        ok = {n: r for n, r in replies.items() if r.status == "ok"}
+        if agreement.needs_cross_check(alg, case.operation) and len(ok) > 1:
+            for p in participants:
+                checker = names[p]
+                if checker not in ok:
+                    continue
+                w = self.workers[p]
+                peers = {n: r.artifacts for n, r in ok.items() if n != checker}
+                message = {
+                    "cmd": "cross_check",
+                    "case": {**spec, "provider": w.provider, "variant": w.variant},
+                    "material": mat,
+                    "peers": peers,
+                }
+                try:
+                    reply = self._request(w, message, "checking the other providers' output")
+                    cross[checker] = reply.get("verdicts") or {}
+                except RunnerFailure as e:
+                    crashed[checker] = e
+        verdicts = agreement.decide(
+            alg, case.operation, {n: r for n, r in replies.items() if n not in crashed}, cross
+        )
+        out: dict[tuple[str, str], dict[str, Any]] = {}
+        for p in participants:
+            n = names[p]
+            if n in crashed:
+                e = crashed[n]
+                out[p] = {
+                    "failed": True,
+                    "reason": e.message,
+                    "failure": e.kind,
+                    "detail": e.detail,
+                }
+            elif n in verdicts:
+                v = verdicts[n]
+                out[p] = {
+                    "failed": not v.ok,
+                    "reason": f"cross-provider agreement failed: {v.summary}",
+                    "failure": "gate",
+                    "summary": v.summary,
+                    "detail": v.detail(),
+                }
+            else:  # unsupported or could not compute: the case's own gate decides
+                r = replies[n]
+                out[p] = {"failed": False, "summary": f"not compared ({r.reason or r.status})"}
+        return out
+
+    def _capabilities(self) -> Capabilities | None:
+        if self.caps is None:
+            try:
+                self.caps = list_capabilities(self.exe)
+            except UserError:
+                return None
+        return self.caps
+
+    # ---- outcomes ------------------------------------------------------------------------------
 
     @staticmethod
-    def _from_result(w: _Worker, r: dict[str, Any]) -> Outcome:
-        assert w.current
-        case_id, case = w.current
+    def _gate(slot: _Slot, gate: dict[str, Any] | None) -> dict[str, Any]:
+        """The runner's gate record with the coordinator's agreement verdict in it."""
+        out = dict(gate or {})
+        if slot.agreement.get("summary"):
+            out["agreement"] = slot.agreement["summary"]
+        if slot.agreement.get("detail"):
+            out["agreement_detail"] = slot.agreement["detail"]
+        return out
+
+    def _failed(self, slot: _Slot, reason: str, failure: str, detail: str = "") -> Outcome:
+        return Outcome(
+            slot.case_id,
+            slot.case,
+            "failed",
+            reason,
+            gate=self._gate(slot, slot.opened.get("gate")),
+            failure=failure,
+            detail=detail,
+        )
+
+    def _from_result(self, slot: _Slot, r: dict[str, Any]) -> Outcome:
         status = r.get("status")
         status = status if status in ("ok", "unsupported") else "failed"
         return Outcome(
-            case_id,
-            case,
+            slot.case_id,
+            slot.case,
             status,
             r.get("reason", ""),
-            gate=r.get("gate") or w.opened.get("gate") or {},
-            iterations=w.opened.get("iterations"),
-            calibration_ns=w.opened.get("calibration_ns"),
+            gate=self._gate(slot, r.get("gate") or slot.opened.get("gate")),
+            iterations=slot.opened.get("iterations"),
+            calibration_ns=slot.opened.get("calibration_ns"),
             samples=[_sample_tuple(s) for s in r.get("samples", [])],
             heap=r.get("heap"),
             max_rss_kb=r.get("max_rss_kb"),
@@ -463,23 +696,48 @@ class Measurement:
             failure="library" if status == "failed" else None,
         )
 
-    def _finish(self, w: _Worker, outcome: Outcome) -> None:
+    def _finish(self, slot: _Slot, outcome: Outcome) -> None:
         # A case that ends early (refused by the gate, crashed) gives back its unused units.
-        self._advance(w, _units(outcome.case) - w.units_done)
-        w.current, w.samples, w.opened, w.units_done = None, [], {}, 0
+        self._advance(slot, _units(outcome.case) - slot.units_done)
         self.cases_done += 1
         self.on_outcome(outcome)
 
-    def _advance(self, w: _Worker, units: int) -> None:
-        w.units_done += units
+    def _advance(self, slot: _Slot, units: int) -> None:
+        slot.units_done += units
         self.done += units
-        if w.current:
-            self._report(w.current[1])
+        self._report(slot.case)
 
     def _report(self, case: CaseSpec) -> None:
         if self.on_progress:
             label = f"{self.cases_done}/{self.cases_total} cases, now {case.label()}"
             self.on_progress(self.done, self.total, label)
+
+
+def sample_cap(case: CaseSpec) -> int:
+    return max(case.max_samples, case.samples)
+
+
+def wants_more(case: CaseSpec, samples: list[tuple[int, int, int]]) -> bool:
+    """The adaptive stop rule (docs/methodology.md, "Adaptive sampling"): at least min_samples;
+    then stop as soon as the median's 95% bootstrap CI is narrower than ci_target relative to the
+    median; else go on to `samples`, and beyond it up to max_samples while the CI stays wide.
+    Without a ci_target, exactly `samples`."""
+    n = len(samples)
+    if n >= sample_cap(case):
+        return False
+    if case.ci_target <= 0:
+        return n < case.samples
+    if n < (case.min_samples or case.samples):
+        return True
+    per_op = [ns / iterations for iterations, ns, _ in samples if iterations]
+    low, high = stats.bootstrap_median_ci(per_op)
+    middle = stats.median(per_op)
+    width = (high - low) / middle if middle > 0 else math.inf
+    return width > case.ci_target
+
+
+def _agreement_key(case: CaseSpec) -> tuple:
+    return (case.algorithm, case.operation, case.cost)
 
 
 def _units(case: CaseSpec) -> int:

@@ -1,5 +1,6 @@
 """Matrix expansion: which cases a suite and the command line ask for."""
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -317,3 +318,26 @@ def test_full_suite_costs_every_kdf_moderately(pk_caps):
     assert costs["argon2id"] == {"t": 3, "m": 65536, "p": 1}
     assert costs["pbkdf2-sha256"] == {"iterations": 10000}
     assert costs["hkdf-sha256"] == {}
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("min_samples = 12", "'min_samples' must be between 0 and samples (11)"),
+        ("max_samples = 5", "'max_samples' must be at least samples (11)"),
+        ("ci_target = -1", "'ci_target' must not be negative"),
+    ],
+)
+def test_adaptive_sampling_keys_are_checked(extra, message):
+    with pytest.raises(UserError, match=re.escape(message)):
+        plan.parse_suite(f'algorithms = ["sha256"]\nsizes = [64]\nsamples = 11\n{extra}', "t", "t")
+
+
+def test_samples_on_the_command_line_means_exactly_that_many():
+    s = plan.parse_suite(
+        'algorithms = ["sha256"]\nsizes = [64]\nsamples = 11\nmin_samples = 5\nmax_samples = 21',
+        "t",
+        "t",
+    )
+    b = plan.apply_overrides(s, plan.Overrides(samples=4)).blocks[0]
+    assert (b["samples"], b["min_samples"], b["max_samples"]) == (4, 0, 0)

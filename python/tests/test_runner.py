@@ -43,3 +43,27 @@ def test_a_runner_that_cannot_start_fails_its_cases_with_the_reason(native_runne
     assert all(o.failure == "start" for o in outcomes)
     assert "unknown provider 'nosuchlib'" in outcomes[0].reason
     assert "exited unexpectedly (status 2)" in outcomes[0].reason
+
+
+def adaptive(**kw) -> CaseSpec:
+    return CaseSpec("openssl", "default", "hash", "sha256", 1024, **kw)
+
+
+def test_adaptive_sampling_stops_early_when_tight_and_extends_when_wide():
+    case = adaptive(samples=11, min_samples=5, max_samples=21, ci_target=0.02)
+    tight = [(100, 100_000 + i, 0) for i in range(5)]  # within 0.01%
+    wide = [(100, 100_000 * (1 + i % 2), 0) for i in range(11)]  # two values a factor 2 apart
+    assert runner.wants_more(case, tight[:4])  # fewer than min_samples
+    assert not runner.wants_more(case, tight)  # tight at min_samples: stop early
+    assert runner.wants_more(case, wide)  # wide at `samples`: extend
+    assert not runner.wants_more(case, wide + wide[:10])  # at max_samples: stop
+    fixed = adaptive(samples=11)
+    assert runner.wants_more(fixed, wide[:10]) and not runner.wants_more(fixed, wide)
+
+
+def test_a_case_with_a_loose_ci_target_stops_at_min_samples(native_runner):
+    case = adaptive(samples=9, min_samples=3, max_samples=20, ci_target=100.0, batch=1,
+                    target_sample_ms=0.2, warmup_ms=1)  # fmt: skip
+    outcomes, _ = measure(native_runner, [case])
+    assert outcomes[0].status == "ok", outcomes[0].reason
+    assert len(outcomes[0].samples) == 3

@@ -255,6 +255,8 @@ std::string signature_for_key(Provider& p, const AlgorithmInfo& key_info) {
   return "";
 }
 
+}  // namespace
+
 std::string check_generated_key(Provider& p, const AlgorithmInfo& info, const KeyParts& a,
                                 const KeyParts& b) {
   if (a == b) return "two generated keys are identical";
@@ -276,6 +278,8 @@ std::string check_generated_key(Provider& p, const AlgorithmInfo& info, const Ke
     return "a signature verifies under another generated key";
   return "";
 }
+
+namespace {
 
 std::string run_pk_roundtrip(Provider& p, const AlgorithmInfo& info, OpKind op, const Bytes& input,
                              const Params& params, const KeyParts& full_key,
@@ -344,8 +348,6 @@ std::string run_pk_roundtrip(Provider& p, const AlgorithmInfo& info, OpKind op, 
   }
 }
 
-// ---- agreement with every other provider --------------------------------------------------------
-
 }  // namespace
 
 Params cheap_kdf_params(const AlgorithmInfo& info) {
@@ -359,97 +361,6 @@ Params cheap_kdf_params(const AlgorithmInfo& info) {
   if (info.name == "hkdf-sha256") params.info = s.bytes(16);
   return params;
 }
-
-namespace {
-
-// What another provider must reproduce or accept. Returns "" when it does, else why not;
-// throws Unsupported when that provider cannot do the operation needed.
-std::string check_with_peer(Provider& me, Provider& peer, const AlgorithmInfo& info, OpKind op,
-                            const KeyParts& key, const KeyParts& peer_key, const KeyParts& fresh) {
-  const Bytes msg = ByteStream(0xC0FFEE).bytes(32);
-  switch (info.kind) {
-    case Kind::KeyPair:
-    case Kind::Signature: {
-      if (op == OpKind::Keygen) {
-        // The peer must be able to use the generated key: sign with it, and verify ours.
-        const std::string sig_alg = signature_for_key(me, info);
-        if (sig_alg.empty() || !offers(peer, sig_alg)) throw Unsupported("no common signature");
-        if (!verifies(peer, sig_alg, public_parts(info, fresh), msg, sign(me, sig_alg, fresh, msg)))
-          return "does not verify a signature made with a key we generated";
-        if (!verifies(me, sig_alg, public_parts(info, fresh), msg, sign(peer, sig_alg, fresh, msg)))
-          return "signs with a key we generated and we cannot verify it";
-        return "";
-      }
-      const Bytes mine = sign(me, info.name, key, msg);
-      const Bytes theirs = sign(peer, info.name, key, msg);
-      if (deterministic_signature(info) && mine != theirs)
-        return "signature differs for the same key and message";
-      if (!verifies(peer, info.name, public_parts(info, key), msg, mine))
-        return "does not verify our signature";
-      if (!verifies(me, info.name, public_parts(info, key), msg, theirs))
-        return "made a signature we do not verify";
-      return "";
-    }
-    case Kind::PkEncryption: {
-      if (decrypt(peer, info.name, key, encrypt(me, info.name, public_parts(info, key), msg)) !=
-          msg)
-        return "cannot decrypt our ciphertext";
-      if (decrypt(me, info.name, key, encrypt(peer, info.name, public_parts(info, key), msg)) !=
-          msg)
-        return "made a ciphertext we cannot decrypt";
-      return "";
-    }
-    case Kind::KeyAgreement: {
-      if (op == OpKind::Keygen) {
-        const Bytes ours = agree(me, info.name, fresh, public_parts(info, peer_key));
-        const Bytes theirs = agree(peer, info.name, peer_key, public_parts(info, fresh));
-        if (ours != theirs) return "derives a different secret with a key we generated";
-        return "";
-      }
-      if (agree(me, info.name, key, public_parts(info, peer_key)) !=
-          agree(peer, info.name, key, public_parts(info, peer_key)))
-        return "derives a different shared secret from the same keys";
-      return "";
-    }
-    case Kind::Kdf: {
-      const Params params = cheap_kdf_params(info);
-      if (derive_key(me, info.name, params, msg) != derive_key(peer, info.name, params, msg))
-        return "derives a different key from the same input and parameters";
-      return "";
-    }
-    default:
-      throw Unsupported("not a public-key algorithm");
-  }
-}
-
-std::string run_pk_agreement(Provider& me, const std::string& provider, const AlgorithmInfo& info,
-                             OpKind op, const KeyParts& key, const KeyParts& peer_key,
-                             const KeyParts& fresh, GateReport& report) {
-  std::string agreed, skipped;
-  for (const auto& name : provider_names()) {
-    if (name == provider || !is_reference_provider(name) || !unusable_reason(name).empty())
-      continue;
-    Provider* peer = get_provider(name);
-    if (!offers(*peer, info.name)) continue;
-    std::string why;
-    try {
-      why = check_with_peer(me, *peer, info, op, key, peer_key, fresh);
-    } catch (const Unsupported& e) {
-      skipped += (skipped.empty() ? "" : "; ") + name + ": " + e.what();
-      continue;
-    } catch (const std::exception& e) {
-      skipped += (skipped.empty() ? "" : "; ") + name + " failed: " + e.what();
-      continue;
-    }
-    if (!why.empty()) return name + " " + why;
-    agreed += (agreed.empty() ? "" : ", ") + name;
-  }
-  report.agreement = agreed.empty() ? "no other provider offers it" : "agrees with " + agreed;
-  if (!skipped.empty()) report.agreement += " (not compared: " + skipped + ")";
-  return "";
-}
-
-}  // namespace
 
 KeyParts public_parts(const AlgorithmInfo& info, const KeyParts& key) {
   static const std::map<std::string, std::vector<std::string>> by_family = {
@@ -487,9 +398,16 @@ GateReport run_pk_gate(const std::string& provider, const AlgorithmInfo& info, O
         // Key generation: one fresh key, checked here and then handed to every other provider.
         if (op == OpKind::Keygen) generated = p->generate_key(info.name);
         return run_pk_roundtrip(*p, info, op, input, params, key, peer_key, generated, r);
-      },
-      [&](GateReport& r) {
-        return run_pk_agreement(*p, provider, info, op, key, peer_key, generated, r);
+      });
+}
+
+GateReport run_pk_known_answers(const std::string& provider, const AlgorithmInfo& info, OpKind op) {
+  Provider* p = get_provider(provider);
+  return run_steps(
+      provider, false, [&](GateReport& r) { return run_pk_kat(*p, provider, info, op, r); },
+      [](GateReport& r) {
+        r.roundtrip = "skipped";
+        return std::string();
       });
 }
 

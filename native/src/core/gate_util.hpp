@@ -42,10 +42,19 @@ std::string run_vectors(const std::vector<V>& vectors, const std::string& provid
 
 using GateStep = std::function<std::string(GateReport&)>;
 
-// The gate's three steps in order, each returning "" or why it failed; the first failure is the
+// The gate's steps in order, each returning "" or why it failed; the first failure is the
 // report's reason. A library error thrown by a step becomes the reason too; Unsupported
-// propagates (the case is unsupported, not failed). `agree` runs only when `agreement` is set.
+// propagates (the case is unsupported, not failed). Agreement is not a step here: the coordinator
+// compares the providers' `agreement` replies (agreement.cpp); `agreement` only labels the report.
 GateReport run_steps(const std::string& provider, bool agreement, const GateStep& kat,
-                     const GateStep& roundtrip, const GateStep& agree);
+                     const GateStep& roundtrip);
+
+// Checks that a generated key `a` works in provider p (another key `b` of p's for contrast): it has
+// a private part, signs and verifies (only under itself), or derives the same secret as b.
+std::string check_generated_key(Provider& p, const AlgorithmInfo& info, const KeyParts& a,
+                                const KeyParts& b);
+
+// KAT only, for the `agreement` reply (gate_pk.cpp).
+GateReport run_pk_known_answers(const std::string& provider, const AlgorithmInfo& info, OpKind op);
 
 }  // namespace cb

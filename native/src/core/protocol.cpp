@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "cryptobench/agreement.hpp"
 #include "cryptobench/gate.hpp"
 #include "cryptobench/hexutil.hpp"
 #include "cryptobench/machine.hpp"
@@ -446,7 +447,7 @@ int command_serve(std::istream& in, std::ostream& out, int cpu) {
       continue;
     }
     if (!req.is_object() || !req.contains("cmd") || !req["cmd"].is_string()) {
-      emit(out, error_message("cmd: missing (open, sample, close, quit)"));
+      emit(out, error_message("cmd: missing (open, sample, close, agreement, cross_check, quit)"));
       continue;
     }
     const std::string cmd = req["cmd"];
@@ -465,8 +466,17 @@ int command_serve(std::istream& in, std::ostream& out, int cpu) {
         }
         continue;
       }
+      if (cmd == "agreement") {
+        emit(out, agreement_reply(req));
+        continue;
+      }
+      if (cmd == "cross_check") {
+        emit(out, cross_check_reply(req));
+        continue;
+      }
       if (cmd != "sample" && cmd != "close")
-        throw SpecError("cmd: unknown command '" + cmd + "' (open, sample, close, quit)");
+        throw SpecError("cmd: unknown command '" + cmd +
+                        "' (open, sample, close, agreement, cross_check, quit)");
       if (!req.contains("id") || !req["id"].is_string()) throw SpecError("id: missing");
       auto it = open.find(req["id"].get<std::string>());
       if (it == open.end())
@@ -525,7 +535,7 @@ int command_check(const std::vector<std::string>& providers, std::ostream& out) 
         CaseStatus status = CaseStatus::Failed;
         try {
           if (const std::string why = unusable_reason(name); !why.empty()) throw Unsupported(why);
-          g = run_gate(name, *info, op, input, params, true);
+          g = run_gate(name, *info, op, input, params, false);
           status = g.ok ? CaseStatus::Ok : CaseStatus::Failed;
         } catch (const Unsupported& e) {
           g.reason = e.what();

@@ -1,0 +1,68 @@
+"""Finding every runner: the native one, `cryptobench-runner-*` beside it and in
+$CRYPTOBENCH_RUNNERS. The runners here are small shell scripts: one that fails its `list` (as a
+runner without its JDK would), and one that serves the test provider `fault` through the real
+native runner (standing in for a runner in another language)."""
+
+import os
+import stat
+from pathlib import Path
+
+from cryptobench import runner
+from cryptobench.plan import CaseSpec
+
+
+def script(directory: Path, name: str, body: str) -> Path:
+    path = directory / name
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_a_runner_that_fails_its_list_is_absent_with_its_reason(
+    native_runner, tmp_path, monkeypatch
+):
+    script(
+        tmp_path,
+        "cryptobench-runner-broken",
+        'echo "no JDK found (install openjdk-17)" >&2; exit 3',
+    )
+    monkeypatch.setenv("CRYPTOBENCH_RUNNERS", f"{tmp_path}:/nonexistent")
+    caps = runner.discover()
+    assert "openssl" in caps.providers  # the native run is unaffected
+    assert "no JDK found" in caps.absent["cryptobench-runner-broken"]
+    assert caps.raw["absent_runners"] == caps.absent
+
+
+def test_providers_of_another_runner_are_measured_by_that_runner(
+    native_runner, tmp_path, monkeypatch
+):
+    # The twin runs the native runner with the test provider on: it offers `fault` (new) and the
+    # nine libraries again (names that collide, so the native runner keeps them).
+    twin = script(
+        tmp_path,
+        "cryptobench-runner-twin",
+        f'CRYPTOBENCH_TEST_PROVIDERS=1 exec {native_runner} "$@"',
+    )
+    monkeypatch.setenv("CRYPTOBENCH_RUNNERS", str(tmp_path))
+    caps = runner.discover()
+    assert caps.runner_of["fault"] == str(twin)
+    assert caps.runner_of["openssl"] == str(native_runner)
+    assert any("already served by" in why for why in caps.absent.values())
+    assert not os.environ.get("CRYPTOBENCH_TEST_PROVIDERS")
+    cases = [
+        CaseSpec(p, "default", "hash", "sha256", 1024, samples=2, batch=1, target_sample_ms=0.2,
+                 warmup_ms=1)
+        for p in ("fault", "openssl")
+    ]  # fmt: skip
+    outcomes = []
+    runner.Measurement(
+        native_runner,
+        list(enumerate(cases, 1)),
+        60,
+        outcomes.append,
+        caps=caps,  # its runner_of says which runner serves which provider
+    ).run()
+    by_provider = {o.case.provider: o for o in outcomes}
+    assert by_provider["fault"].status == "ok", by_provider["fault"].reason
+    assert by_provider["openssl"].status == "ok", by_provider["openssl"].reason
+    assert by_provider["openssl"].gate["agreement"] == "agrees with fault/default"
