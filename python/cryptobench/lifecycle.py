@@ -57,7 +57,8 @@ def library_records(exe: Path, caps: Capabilities, cases: list[plan.CaseSpec]) -
     for provider, variant in sorted({(c.provider, c.variant) for c in cases}):
         p = caps.providers[provider]
         if variant != p.variant:
-            p = runner.list_capabilities(exe, {provider: variant}).providers[provider]
+            own = Path(caps.runner_of.get(provider, exe))  # the runner serving this provider
+            p = runner.list_capabilities(own, {provider: variant}).providers[provider]
         description = next((v.description for v in p.variants if v.name == variant), "")
         records.append(
             {
@@ -120,6 +121,7 @@ def measure(
     timeout: float,
     runner_args: list[str],
     on_progress: Callable[..., None],
+    caps: Capabilities | None = None,
 ) -> str:
     """Measures the run's pending cases, storing each as it completes. Returns the run's final
     status: `complete`, or `interrupted` after Ctrl-C or SIGTERM (every stored case is kept and
@@ -131,6 +133,9 @@ def measure(
         on_outcome=db.complete_case,
         on_progress=on_progress,
         runner_args=runner_args,
+        caps=caps,
+        # The key order planned for the run (stored in its settings), so a resume keeps it.
+        order_seed=db.run(run_id).settings.get("order_seed"),
     )
     db.set_status(run_id, "running")
     try:

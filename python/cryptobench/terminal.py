@@ -22,7 +22,10 @@ def capabilities_text(caps: Capabilities) -> str:
             for p in caps.providers.values()
         ],
     )
-    return f"{head}\n\n{providers}\n\n{support_matrix(caps)}"
+    absent = "".join(
+        f"\nabsent runner: {name} — {why}" for name, why in sorted(caps.absent.items())
+    )
+    return f"{head}\n\n{providers}\n\n{support_matrix(caps)}{absent}"
 
 
 def support_matrix(caps: Capabilities) -> str:

@@ -24,7 +24,7 @@ def register(sub, db: argparse.ArgumentParser) -> None:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     exe = runner.find_runner()
-    caps = runner.list_capabilities(exe)
+    caps = runner.discover()
     the_plan = plan.expand(plan.load_suite(args.suite), caps)
     runner_args, warning = lifecycle.runner_pinning(None, False)
     if warning:

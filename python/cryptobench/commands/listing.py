@@ -13,7 +13,7 @@ def register(sub, db: argparse.ArgumentParser) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    caps = runner.list_capabilities(runner.find_runner())
+    caps = runner.discover()
     if args.json:
         print(json.dumps(caps.raw, indent=2))
         return 0

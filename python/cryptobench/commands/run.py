@@ -85,7 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     suite = plan.apply_overrides(suite, overrides)
     exe = runner.find_runner()
-    caps = runner.list_capabilities(exe)
+    caps = runner.discover()  # every runner's providers: native, JVM, Go, Rust, Python
     the_plan = plan.expand(suite, caps)
     skipped = sum(the_plan.skipped.values())
     if not the_plan.cases:
@@ -101,7 +101,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_id = lifecycle.create_core_run(db, the_plan, exe, caps, args.argv, args.note)
     note = f", {skipped} unsupported combinations skipped" if skipped else ""
     say(f"run {run_id}: {len(the_plan.cases)} cases from suite {the_plan.suite}{note}")
-    return _measure(db, run_id, exe, the_plan.timeout_s, args, runner_args)
+    return _measure(db, run_id, exe, the_plan.timeout_s, args, runner_args, caps)
 
 
 def _check_note(note: str) -> None:
@@ -123,7 +123,7 @@ def _resume(args: argparse.Namespace) -> int:
     db = store.Store.open(args.db, create=False)
     run_id = db.resolve_run(args.resume)
     exe = runner.find_runner()
-    caps = runner.list_capabilities(exe)
+    caps = runner.discover()
     info = lifecycle.claim_for_resume(db, run_id, caps)
     timeout = args.timeout or info.settings.get("timeout_s", plan.DEFAULT_TIMEOUT_S)
     try:
@@ -131,7 +131,7 @@ def _resume(args: argparse.Namespace) -> int:
     except UserError:  # stored by an older cryptobench that did not check it
         timeout = plan.DEFAULT_TIMEOUT_S
     say(f"run {run_id}: resuming, {len(db.pending_cases(run_id))} cases to measure")
-    return _measure(db, run_id, exe, timeout, args, runner_args)
+    return _measure(db, run_id, exe, timeout, args, runner_args, caps)
 
 
 def _pinning(args: argparse.Namespace) -> list[str]:
@@ -148,10 +148,11 @@ def _measure(
     timeout: float,
     args: argparse.Namespace,
     runner_args: list[str],
+    caps=None,
 ) -> int:
     bar = ProgressBar()
     try:
-        status = lifecycle.measure(db, run_id, exe, timeout, runner_args, bar.update)
+        status = lifecycle.measure(db, run_id, exe, timeout, runner_args, bar.update, caps)
     finally:
         bar.close()
     if status == "interrupted":
