@@ -110,7 +110,6 @@ NUMBER_LIMITS: dict[str, tuple[float, float]] = {  # key: (lowest, highest)
     "target_sample_ms": (0.001, 60_000),
     "min_samples": (0, MAX_SAMPLES),
     "max_samples": (0, MAX_SAMPLES),
-    "ci_target": (0, 1),
 }
 _LIST_KEYS = ("providers", "algorithms", "kinds", "operations", "sizes", "cost")  # dimensions
 _TYPE_NAMES = {
@@ -352,6 +351,8 @@ def _check_values(block: dict, where: str) -> None:
             raise UserError(f"{where}: '{key}' must be at most {high:g}, not {value}")
     if block["ci_target"] < 0:
         raise UserError(f"{where}: 'ci_target' must not be negative")
+    if not math.isfinite(block["ci_target"]) or block["ci_target"] > 1:
+        raise UserError(f"{where}: 'ci_target' must be a fraction of the median, 0 to 1")
     if block["min_samples"] < 0 or block["min_samples"] > block["samples"]:
         raise UserError(
             f"{where}: 'min_samples' must be between 0 and samples ({block['samples']})"
