@@ -408,6 +408,8 @@ std::vector<Bench> plan(const Context& ctx, const confcrypt::Options& base) {
       Bench b;
       b.scheme = scheme;
       b.options = base;
+      // The baseline x is an unprotected file, read as plain configuration on purpose.
+      b.options.allow_unprotected = scheme == "plain";
       if (scheme == "wholefile") {
         b.whole_file = true;
         b.options.wholefile_recipients = {s.recipient};

@@ -66,6 +66,8 @@ const char kUsage[] =
     "  --sign-with FPR         key to sign whole files with (default: gpg's default key)\n"
     "  --gpg PROGRAM           gpg to run (CONFCRYPT_GPG; default gpg)\n"
     "  --no-prompt             never ask on the terminal\n"
+    "  --unprotected           read a file that has no confcrypt header as plain configuration\n"
+    "                          (without it such a file is refused: exit 21)\n"
     "  --verbose               say which providers and keys were used\n"
     "Exit codes and messages: docs/confcrypt.md\n";
 
@@ -78,7 +80,7 @@ struct Args {
   std::optional<std::string> master_password_file, master_password_gpg, prefix;
   std::vector<std::string> key_files, signers, recipients, regexes;
   bool encrypt = false, plain = false, verbose = false, compat = false, no_prompt = false,
-       no_rotate = false, help = false;
+       unprotected = false, no_rotate = false, help = false;
 };
 
 Args parse_args(int argc, char** argv) {
@@ -132,6 +134,8 @@ Args parse_args(int argc, char** argv) {
       a.verbose = true;
     } else if (s == "--compat") {
       a.compat = true;
+    } else if (s == "--unprotected") {
+      a.unprotected = true;
     } else if (s == "--no-prompt") {
       a.no_prompt = true;
     } else if (s == "--no-rotate") {
@@ -336,6 +340,11 @@ Setup make_options(const Args& a, const std::string& file) {
   s.plain_recipients = a.recipients;
 
   o.compat = a.compat;
+  // Commands that make a file protected read plain files by design; the others only when asked.
+  const bool makes_files =
+      a.command == "init" || a.command == "migrate" || a.command == "set" || a.command == "encrypt";
+  o.allow_unprotected = a.unprotected || makes_files;
+  o.allow_unsigned = makes_files;
   if (a.master_password_file) {
     o.master_password = strip_newline(read_input(*a.master_password_file));
     o.compat = true;

@@ -189,8 +189,50 @@ struct Config::Impl {
     }
   }
 
+  // The downgrade rule (docs/confcrypt.md, threat model): a file without a valid header is
+  // refused unless the caller asked for unprotected reading, and even then when it still bears
+  // traces of protection (an encrypted token, a header-like line) — those mean a header was
+  // removed or damaged, not that the file was never protected.
+  void refuse_downgrade(const std::string& inner) {
+    const std::string where = opts.source.empty() ? "the file" : opts.source;
+    const bool header_like = inner.find("#@CONFCRYPT") != std::string::npos ||
+                             inner.find("\"#confcrypt\"") != std::string::npos;
+    std::string token_key;
+    for (const Key& k : doc->keys().keys()) {
+      if (looks_like_token(k.value)) {
+        token_key = k.path;
+        break;
+      }
+    }
+    if (header_like) {
+      throw Failure(Status::kUnprotected,
+                    where +
+                        " has a damaged confcrypt header: refusing to read it (restore the "
+                        "file from a good copy)");
+    }
+    if (!token_key.empty()) {
+      throw Failure(Status::kUnprotected,
+                    where + " holds an encrypted value ('" + token_key +
+                        "') but no confcrypt header: it was stripped; refusing to read it");
+    }
+    if (!opts.allow_unprotected) {
+      throw Failure(Status::kUnprotected,
+                    where +
+                        " has no confcrypt header: refusing to read it as plain "
+                        "configuration (--unprotected reads an unprotected file; "
+                        "`confcrypt init` protects it)");
+    }
+  }
+
   void open_bytes(const std::string& bytes) {
     std::string inner = bytes;
+    if (!opts.signers.empty() && !is_openpgp(bytes) && !opts.allow_unsigned) {
+      // A configured signer means only a signed OpenPGP message is acceptable.
+      throw Failure(Status::kUnsigned,
+                    (opts.source.empty() ? std::string("the file") : opts.source) +
+                        " is not a signed OpenPGP message, but a signer is configured: refusing "
+                        "to read it unsigned");
+    }
     if (is_openpgp(bytes)) {
       WholeFileOpened w = wholefile_open(*gpg, bytes, opts.signers);
       inner = std::move(w.plaintext);
@@ -207,6 +249,8 @@ struct Config::Impl {
       scheme = Scheme::kCompat;
       open_compat();
     } else {
+      // Inside a verified whole-file message the file is protected as a whole: no header.
+      if (!whole_file) refuse_downgrade(inner);
       plain = doc->keys();
     }
     for (Key& k : plain.keys()) {

@@ -833,6 +833,8 @@ const char* status_name(Status s) {
       return "no-such-key";
     case Status::kCompat:
       return "compat";
+    case Status::kUnprotected:
+      return "unprotected";
     case Status::kExec:
       return "exec";
   }

@@ -360,7 +360,51 @@ TEST_F(Cli, JsonAndDotenvFiles) {
   std::string cfg = dir_ + "/settings.txt";
   cctest::write(cfg, "TOKEN=abc\n");
   expect_failure(cc({"get", cfg, "TOKEN"}), Status::kUsage, "--format");
-  EXPECT_EQ(cc({"get", cfg, "TOKEN", "--format", "dotenv"}).out, "abc\n");
+  EXPECT_EQ(cc({"get", cfg, "TOKEN", "--format", "dotenv", "--unprotected"}).out, "abc\n");
+}
+
+// The downgrade rule: a protected file whose header was stripped or damaged is never read as
+// plain configuration, whatever else an attacker changed; a plain file only on request.
+TEST_F(Cli, AStrippedOrDamagedHeaderIsNeverReadAsPlain) {
+  init_with_key();
+  const std::string good = cctest::read(ini_);
+  std::string stripped;  // header and markers gone, the password replaced in the clear
+  std::istringstream lines(good);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("#@CONFCRYPT", 0) == 0 || line.rfind("#@META", 0) == 0) continue;
+    if (line.rfind("password = ", 0) == 0) line = "password = attacker";
+    stripped += line + "\n";
+  }
+  cctest::write(ini_, stripped);
+  expect_failure(get("db/password"), Status::kUnprotected, "no confcrypt header");
+  Outcome ex = cc({"exec", ini_, "--key-file", key_, "--", "sh", "-c", "echo ran $DB_PASSWORD"});
+  expect_failure(ex, Status::kUnprotected, "no confcrypt header");
+  EXPECT_EQ(ex.out.find("ran"), std::string::npos);  // the application never started
+
+  // Tokens left in place: even asked for plain reading, the file is refused.
+  cctest::write(ini_, good.substr(good.find('\n') + 1));
+  expect_failure(cc({"get", ini_, "api/token", "--unprotected"}), Status::kUnprotected,
+                 "holds an encrypted value");
+  // A damaged header line is not a header, and not plain configuration either.
+  cctest::write(ini_, "X" + good);
+  expect_failure(cc({"show", ini_, "--key-file", key_, "--unprotected"}), Status::kUnprotected,
+                 "damaged confcrypt header");
+
+  // An empty file is no protected file.
+  cctest::write(ini_, "");
+  expect_failure(cc({"show", ini_, "--key-file", key_}), Status::kUnprotected, "no confcrypt");
+  EXPECT_EQ(cc({"show", ini_, "--unprotected"}).code, 0);
+  // A plain file is read when asked for.
+  cctest::write(ini_, "[db]\nhost = h\n");
+  EXPECT_EQ(cc({"get", ini_, "db/host", "--unprotected"}).out, "h\n");
+}
+
+TEST_F(Cli, AConfiguredSignerAcceptsOnlyASignedMessage) {
+  // A plaintext file put where the signed OpenPGP message was: the signer check must run.
+  expect_failure(cc({"get", ini_, "db/host", "--signer", alice_}), Status::kUnsigned,
+                 "not a signed OpenPGP message");
+  expect_failure(cc({"show", ini_, "--unprotected"}, {"CONFCRYPT_SIGNERS=" + alice_}),
+                 Status::kUnsigned, "not a signed OpenPGP message");
 }
 
 }  // namespace

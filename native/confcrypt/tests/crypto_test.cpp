@@ -67,6 +67,7 @@ class PerValue : public ::testing::Test {
   Options options(const std::string& provider, const std::string& format,
                   const std::string& aead = kDefaultAead) const {
     Options o;
+    o.allow_unprotected = true;  // the samples start as plain text, then are protected
     o.provider = provider;
     o.format = format;
     o.aead = aead;
@@ -219,6 +220,7 @@ TEST(Providers, AMissingAlgorithmComesFromAnotherProviderAndIsNamed) {
 TEST(Providers, UnknownProviderIsItsOwnError) {
   EXPECT_EQ(status_of([] { Crypto c("no-such-library"); }), Status::kUnknownProvider);
   Options o;
+  o.allow_unprotected = true;  // starts from plain text on purpose
   o.provider = "no-such-library";
   EXPECT_EQ(status_of([&] { Config::open("a = 1\n", o); }), Status::kUnknownProvider);
 }
@@ -280,6 +282,7 @@ TEST_F(PerValue, PassphraseFilesReadAcrossProvidersAndAWrongOneIsNamed) {
     const std::string& reader = names[(i + 1) % names.size()];
     SCOPED_TRACE(writer + " -> " + reader);
     Options w;
+    w.allow_unprotected = true;  // starts from plain text on purpose
     w.provider = writer;
     w.format = "ini";
     w.recipients = {parse_recipient_spec("passphrase")};
@@ -369,6 +372,7 @@ TEST_F(PerValue, AThousandValuesCostMillisecondsNotSeconds) {
     k.meta[kMetaEncrypt] = "1";
   }
   Options o;
+  o.allow_unprotected = true;  // starts from plain text on purpose
   o.format = "ini";
   o.recipients = {parse_recipient_spec("passphrase")};
   o.secrets.passphrase = "pass";

@@ -38,6 +38,8 @@ class GpgTest : public ::testing::Test {
 
   Options wholefile_options() const {
     Options o;
+    o.allow_unprotected = true;  // starts from plain text on purpose
+    o.allow_unsigned = true;     // reads the plain file it then encrypts and signs
     o.format = "ini";
     o.wholefile_recipients = {alice_};
     o.sign_with = alice_;
@@ -99,6 +101,7 @@ void expect_pipes_only(const std::string& dir, int min_calls) {
 
 TEST_F(GpgTest, DataKeyGoesThroughGpgOnPipesOnly) {
   Options o;
+  o.allow_unprotected = true;  // starts from plain text on purpose
   o.format = "ini";
   o.gpg.program = make_recording_gpg(dir_);
   o.recipients = {parse_recipient_spec("gpg:" + alice_)};
@@ -120,6 +123,7 @@ TEST_F(GpgTest, WholeFileGoesThroughGpgOnPipesOnly) {
 
 TEST_F(GpgTest, GpgRecipientWithoutSecretKeyHereIsNoKey) {
   Options o;
+  o.allow_unprotected = true;  // starts from plain text on purpose
   o.format = "ini";
   o.recipients = {parse_recipient_spec("gpg:" + carol_)};
   std::string file = save(Config::open(kIni, o).keys(), o, Scheme::kPerValue);
@@ -134,6 +138,7 @@ TEST_F(GpgTest, GpgRecipientWithoutSecretKeyHereIsNoKey) {
 
 TEST_F(GpgTest, GpgAndPassphraseRecipientsOpenTheSameFile) {
   Options o;
+  o.allow_unprotected = true;  // starts from plain text on purpose
   o.format = "ini";
   o.recipients = {parse_recipient_spec("gpg:" + alice_), parse_recipient_spec("gpg:" + bob_),
                   parse_recipient_spec("passphrase")};

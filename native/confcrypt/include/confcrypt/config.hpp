@@ -47,6 +47,16 @@ struct Options {
   std::string sign_with;                          // signing key; empty: gpg's default key
   bool armor = true;
 
+  // A file without a confcrypt header is refused (Status::kUnprotected) unless this is set:
+  // reading commands treat every file as protected unless told otherwise, so a stripped or
+  // damaged header can never turn a protected file into plain configuration silently. init,
+  // migrate, set and whole-file encrypt set it (they make files protected); --unprotected sets
+  // it for the reading commands.
+  bool allow_unprotected = false;
+  // With a signer configured, only a signed OpenPGP message is read — except by the commands
+  // that make or edit a file (init, set, migrate, encrypt), which read its plain form.
+  bool allow_unsigned = false;
+
   // Compatibility mode: read (and write) the thesis's per-value format.
   bool compat = false;
   std::optional<std::string> master_password;

@@ -32,6 +32,7 @@ enum class Status : int {
   kGpg = 18,            // gpg is missing or failed for another reason
   kNoSuchKey = 19,      // `get` of a key the file does not have
   kCompat = 20,         // compatibility mode: wrong master password or a broken thesis value
+  kUnprotected = 21,    // no valid confcrypt header: refused unless plain reading is asked for
   kExec = 127,          // `exec`: the command cannot be run (as in the shell)
 };
 
