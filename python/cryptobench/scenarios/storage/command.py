@@ -48,9 +48,10 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
             f"--systems: unknown system {unknown[0] if unknown else '(none)'!r} "
             f"(known: {', '.join(systems)})"
         )
-    backings = [b.strip() for b in args.backings.split(",") if b.strip()]
+    given = args.backings or ("ext4" if args.quick else "ext4,tmpfs")
+    backings = [b.strip() for b in given.split(",") if b.strip()]
     if not backings or any(b not in BACKINGS for b in backings):
-        raise UserError(f"--backings: expected ext4 and/or tmpfs, not {args.backings!r}")
+        raise UserError(f"--backings: expected ext4 and/or tmpfs, not {given!r}")
     size = parse_size(args.size) if args.size else (QUICK_SIZE if args.quick else DEFAULT_SIZE)
     if not 4 << 20 <= size <= 64 << 30:
         raise UserError("--size must be between 4M and 64G")

@@ -90,7 +90,7 @@ class System:
         mnt.mkdir(parents=True, exist_ok=True)
         log = work / f"{self.name}.log"
         mount_entry = ledger.add("mount", path=str(mnt), fuse=True)
-        with open(log, "ab") as out:
+        with open(log, "wb") as out:  # this attempt's messages only
             proc = ledger.spawn(
                 self.mount_argv(backing, mnt, work, password),
                 stdin=subprocess.PIPE,
@@ -183,7 +183,8 @@ class Cryfs(System):
         super().__init__("cryfs", "CryFS", ("cryfs", "fusermount3"), True)
 
     def mount_argv(self, backing, mnt, work, password):
-        return ["cryfs", "-f", "--config", str(work / "cryfs.config"), str(backing), str(mnt)]
+        config = work / f"cryfs-{backing.parent.name}.config"  # one per backing file system
+        return ["cryfs", "-f", "--config", str(config), str(backing), str(mnt)]
 
     def mount_env(self, backing, password):
         return {"CRYFS_FRONTEND": "noninteractive", "CRYFS_NO_UPDATE_CHECK": "true"}
@@ -213,7 +214,20 @@ class RcloneCrypt(System):
         super().__init__("rclone-crypt", "rclone crypt mount", ("rclone", "fusermount3"), None)
 
     def mount_argv(self, backing, mnt, work, password):
-        return ["rclone", "mount", "cbcrypt:", str(mnt), "--vfs-cache-mode", "writes"]
+        # Writes go through the local cache (dd's fdatasync needs it) and are uploaded to the
+        # backing directory at once on close, so the unmount finds them written.
+        return [
+            "rclone",
+            "mount",
+            "cbcrypt:",
+            str(mnt),
+            "--vfs-cache-mode",
+            "writes",
+            "--vfs-write-back",
+            "0s",
+            "--cache-dir",
+            str(work / "rclone-cache"),
+        ]
 
     def mount_env(self, backing, password):
         obscured = subprocess.run(
