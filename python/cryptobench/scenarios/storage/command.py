@@ -24,11 +24,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--backings",
         metavar="LIST",
-        default="ext4,tmpfs",
-        help="what the encrypted systems sit on: ext4 (a fresh loop image), tmpfs",
+        default=None,
+        help="what the encrypted systems sit on: ext4 (a fresh loop image), tmpfs "
+        "(default: both; --quick: ext4)",
     )
     p.add_argument(
-        "--quick", action="store_true", help="64 MiB files, one run, every system: a few minutes"
+        "--quick",
+        action="store_true",
+        help="64 MiB files, one run, every system on ext4: a few minutes",
     )
     p.add_argument("--no-bonnie", action="store_true", help="skip bonnie++")
     p.add_argument("--workdir", type=Path, metavar="DIR", help="where the image is made")
