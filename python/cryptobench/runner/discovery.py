@@ -1,0 +1,109 @@
+"""Finding the runners: cryptobench-native and every cryptobench-runner-* beside it, and what
+each can do (its `list`), merged into one capability set."""
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from cryptobench import capabilities
+from cryptobench.capabilities import Capabilities
+from cryptobench.errors import UserError
+
+RUNNER_NAME = "cryptobench-native"
+REPO_ROOT = Path(__file__).resolve().parents[3]
+
+
+def find_runner() -> Path:
+    """$CRYPTOBENCH_NATIVE, else the one installed next to this Python, else the build tree's."""
+    env = os.environ.get("CRYPTOBENCH_NATIVE")
+    if env:
+        path = Path(env)
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise UserError(f"CRYPTOBENCH_NATIVE={env}: not an executable file")
+        return path
+    candidates = [
+        Path(sys.prefix) / "bin" / RUNNER_NAME,
+        REPO_ROOT / "native" / "build" / RUNNER_NAME,
+    ]
+    for path in candidates:
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+    raise UserError(
+        f"the native runner {RUNNER_NAME} was not found (looked in "
+        f"{', '.join(str(c.parent) for c in candidates)}); build it with `make setup` "
+        "or set CRYPTOBENCH_NATIVE to its path"
+    )
+
+
+def list_capabilities(
+    exe: Path, variants: dict[str, str] | None = None, timeout: float = 120
+) -> Capabilities:
+    """Runs `cryptobench-native list`, optionally with variants selected."""
+    args = [str(exe), "list"]
+    for provider, variant in (variants or {}).items():
+        args += ["--variant", f"{provider}={variant}"]
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise UserError(f"{exe} list: no answer within {timeout:.0f} s") from None
+    except OSError as e:
+        raise UserError(f"cannot start {exe}: {e.strerror}") from None
+    if done.returncode != 0:
+        lines = done.stderr.decode(errors="replace").strip().splitlines()
+        raise UserError(f"{exe} list failed: {lines[0] if lines else f'status {done.returncode}'}")
+    try:
+        message = json.loads(done.stdout.decode().strip().splitlines()[0])
+    except (ValueError, IndexError):
+        raise UserError(f"{exe} list: output is not a JSON line") from None
+    return Capabilities.from_message(message)
+
+
+RUNNER_PREFIX = "cryptobench-runner-"
+
+
+def find_other_runners(native: Path) -> list[Path]:
+    """Every `cryptobench-runner-*` executable next to the native runner, in this Python's bin
+    directory and in the directories of $CRYPTOBENCH_RUNNERS (colon-separated), each once."""
+    dirs = [native.parent, Path(sys.prefix) / "bin"]
+    dirs += [Path(d) for d in os.environ.get("CRYPTOBENCH_RUNNERS", "").split(":") if d]
+    found: dict[Path, Path] = {}
+    for d in dirs:
+        if not d.is_dir():
+            continue
+        for path in sorted(d.glob(RUNNER_PREFIX + "*")):
+            if path.is_file() and os.access(path, os.X_OK):
+                found.setdefault(path.resolve(), path)
+    return list(found.values())
+
+
+def discover(variants: dict[str, str] | None = None, timeout: float = 120) -> Capabilities:
+    """The native runner's capabilities merged with every other runner's (docs/protocol.md,
+    "Runners"). `caps.runner_of[provider]` is the runner executable serving the provider. A
+    runner whose `list` fails is left out and named in `caps.absent` with the reason; only a
+    missing or broken native runner is an error."""
+    native = find_runner()
+    first = list_capabilities(native, variants, timeout)
+    first = replace(first, runner_of={p: str(native) for p in first.providers})
+    others: list[tuple[str, Capabilities]] = []
+    absent: dict[str, str] = {}
+    for exe in find_other_runners(native):
+        try:
+            others.append((str(exe), list_capabilities(exe, variants, timeout)))
+        except UserError as e:
+            absent[exe.name] = str(e)
+    merged = capabilities.merge(first, others)
+    if absent:
+        merged = replace(merged, absent={**merged.absent, **absent})
+        merged.raw["absent_runners"] = merged.absent
+    return merged
+
+
+def runner_paths(caps: Capabilities) -> dict[str, Path]:
+    """provider -> runner executable, for Measurement(runners=...)."""
+    return {p: Path(exe) for p, exe in caps.runner_of.items()}
+
+
+# ---- one serve process ---------------------------------------------------------------------------
