@@ -97,3 +97,21 @@ def test_claiming_a_run_is_atomic(tmp_path, native_runner):
         t.join(timeout=30)
     assert sorted(outcomes) == ["claimed", f"run {run_id} is being measured right now (process "
                                            f"{os.getpid()})"]  # fmt: skip
+
+
+def test_sampling_past_the_check_of_the_timed_instance_keeps_working(tmp_path):
+    """Adaptive sampling asks for more samples than `samples`, after the runner has checked the
+    timed instance; an in-place AEAD decryption must still meet its own tag afterwards."""
+    from cryptobench import cli
+
+    suite = tmp_path / "s.toml"
+    suite.write_text(
+        'providers = ["openssl"]\nalgorithms = ["aes-256-gcm", "chacha20-poly1305"]\n'
+        'operations = ["decrypt"]\nsizes = [16, 1024]\nsamples = 3\nmin_samples = 3\n'
+        "max_samples = 9\nci_target = 0.000001\ntarget_sample_ms = 0.2\n"
+    )
+    db = tmp_path / "r.db"
+    assert cli.main(["run", "--suite", str(suite), "--db", str(db), "--no-pin"]) == 0
+    cases = [c for c in Store.open(db).cases(1) if c["provider"] == "openssl"]
+    assert [c["status"] for c in cases] == ["ok"] * 4, [c["reason"] for c in cases]
+    assert all(len(c["samples"]) == 9 for c in cases)  # extended to the cap, past `samples`

@@ -451,6 +451,13 @@ void OpenCase::check_timed_instance() {
   }
   timed_check_ = deterministic_ ? "output equals the gated instance's; canaries intact"
                                 : "canaries intact (randomised output: not compared)";
+  if (!keygen_) {
+    // The coordinator may ask for more samples (adaptive sampling): the buffer goes back to the
+    // state sampling starts from, or an in-place AEAD decryption would meet a text whose tag is
+    // not the one in the buffer.
+    std::memcpy(in_, input_.data(), in_len_);
+    tag_parity_ = 0;
+  }
 }
 
 void OpenCase::fail(const std::string& reason) {
