@@ -17,6 +17,7 @@ back from the store.
 """
 
 import argparse
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,3 +96,40 @@ class Scenario:
 
     def comparable_figures(self, run: StoredRun) -> list[Figure]:
         return self.figures(run) if self.figures is not None else run.figures
+
+
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """A scenario hook that imports its module only when called, so finding every scenario at
+    start-up stays cheap: `command=lazy("cryptobench.scenarios.x.command", "command")`."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    return call
+
+
+def finish(
+    args: argparse.Namespace,
+    db: Store,
+    run_id: int,
+    summary: str,
+    sections: Callable[[], list[Section]],
+    doc: Callable[[], dict[str, Any]],
+) -> None:
+    """What every figure-based scenario does after measuring: print its summary, write the
+    --report page and the --json-out document when asked, say where the run is stored."""
+    from cryptobench.files import write_file
+    from cryptobench.report.html import page
+
+    print(summary)
+    if getattr(args, "report", None):
+        write_file(
+            args.report, page(f"cryptobench run {run_id}: {db.run(run_id).suite}", "", sections())
+        )
+        print(f"report: {args.report}")
+    if getattr(args, "json_out", None):
+        import json
+
+        write_file(args.json_out, json.dumps(doc(), indent=1, default=str) + "\n")
+        print(f"JSON: {args.json_out}")
+    print(f"\nstored as run {run_id} in {db.path}")

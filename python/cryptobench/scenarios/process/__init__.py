@@ -3,19 +3,7 @@ input kinds (the EvalMe paper, 004). `cryptobench process`."""
 
 from typing import Any
 
-from cryptobench.scenarios.base import Scenario, StoredRun
-
-
-def _add_arguments(parser: Any) -> None:
-    from cryptobench.scenarios.process.command import add_arguments
-
-    add_arguments(parser)
-
-
-def _command(args: Any) -> int:
-    from cryptobench.scenarios.process.command import command
-
-    return command(args)
+from cryptobench.scenarios.base import Scenario, StoredRun, lazy
 
 
 def _spec(run: StoredRun) -> dict:
@@ -38,20 +26,14 @@ def _to_json(run: StoredRun) -> dict[str, Any]:
     return {"scenario": "process", "settings": _spec(run)}
 
 
-def _reproduce(args: Any) -> Any:
-    from cryptobench.scenarios.process.reproduce import reproduce
-
-    return reproduce(args)
-
-
 SCENARIO = Scenario(
     name="process",
     help="what encrypting a file costs a whole process: time, CPU, peak memory, input kinds",
-    add_arguments=_add_arguments,
-    command=_command,
+    add_arguments=lazy("cryptobench.scenarios.process.command", "add_arguments"),
+    command=lazy("cryptobench.scenarios.process.command", "command"),
     summary=_summary,
     report_sections=_sections,
     to_json=_to_json,
     paper="004",
-    reproduce=_reproduce,
+    reproduce=lazy("cryptobench.scenarios.process.reproduce", "reproduce"),
 )

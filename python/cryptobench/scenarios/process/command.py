@@ -8,6 +8,7 @@ from typing import Any
 
 from cryptobench.errors import EXIT_INTERRUPTED, UserError
 from cryptobench.figures import skipped
+from cryptobench.scenarios.base import finish
 from cryptobench.scenarios.process import corpus, driver, measure
 from cryptobench.scenarios.process.model import (
     ALGORITHMS,
@@ -111,6 +112,7 @@ def command(args: argparse.Namespace) -> int:
     from cryptobench.lifecycle import scenario_run
     from cryptobench.progress import ProgressBar
     from cryptobench.scenarios.process import figures as process_figures
+    from cryptobench.scenarios.process.report import sections
     from cryptobench.scenarios.resources import Ledger
 
     exe = runner.find_runner()
@@ -191,23 +193,12 @@ def command(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     stored = db.figures(run_id)
-    print(process_figures.summary(stored, spec))
-    if args.report:
-        from cryptobench.files import write_file
-        from cryptobench.report.html import page
-        from cryptobench.scenarios.process.report import sections
-
-        write_file(
-            args.report, page(f"cryptobench run {run_id}: process", "", sections(stored, spec))
-        )
-        print(f"report: {args.report}")
-    if args.json_out:
-        import json
-
-        from cryptobench.files import write_file
-
-        doc = {"settings": spec, "figures": [f.to_json() for f in stored]}
-        write_file(args.json_out, json.dumps(doc, indent=1) + "\n")
-        print(f"JSON: {args.json_out}")
-    print(f"\nstored as run {run_id} in {db.path}")
+    finish(
+        args,
+        db,
+        run_id,
+        process_figures.summary(stored, spec),
+        lambda: sections(stored, spec),
+        lambda: {"settings": spec, "figures": [f.to_json() for f in stored]},
+    )
     return status

@@ -1,21 +1,7 @@
 """The `storage` scenario: what an encrypted file system costs beside the clean one (the 2009
 comparison, 002). `cryptobench storage`."""
 
-from typing import Any
-
-from cryptobench.scenarios.base import Scenario, StoredRun
-
-
-def _add_arguments(parser: Any) -> None:
-    from cryptobench.scenarios.storage.command import add_arguments
-
-    add_arguments(parser)
-
-
-def _command(args: Any) -> int:
-    from cryptobench.scenarios.storage.command import command
-
-    return command(args)
+from cryptobench.scenarios.base import Scenario, StoredRun, lazy
 
 
 def _spec(run: StoredRun) -> dict:
@@ -34,20 +20,14 @@ def _sections(run: StoredRun) -> list:
     return sections(run.figures, _spec(run))
 
 
-def _reproduce(args: Any) -> Any:
-    from cryptobench.scenarios.storage.reproduce import reproduce
-
-    return reproduce(args)
-
-
 SCENARIO = Scenario(
     name="storage",
     help="what an encrypted file system costs beside the clean one: dd, fio, bonnie++, metadata",
-    add_arguments=_add_arguments,
-    command=_command,
+    add_arguments=lazy("cryptobench.scenarios.storage.command", "add_arguments"),
+    command=lazy("cryptobench.scenarios.storage.command", "command"),
     summary=_summary,
     report_sections=_sections,
     to_json=lambda run: {"scenario": "storage", "settings": _spec(run)},
     paper="002",
-    reproduce=_reproduce,
+    reproduce=lazy("cryptobench.scenarios.storage.reproduce", "reproduce"),
 )

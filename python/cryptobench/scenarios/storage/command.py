@@ -9,6 +9,7 @@ from typing import Any
 
 from cryptobench.errors import EXIT_INTERRUPTED, UserError
 from cryptobench.figures import Figure, failed, skipped
+from cryptobench.scenarios.base import finish
 from cryptobench.scenarios.storage import security, workloads
 from cryptobench.scenarios.storage.model import DEFAULT_SIZE, QUICK_RUNS, QUICK_SIZE, RUNS
 from cryptobench.scenarios.storage.systems import MountFailed, all_systems
@@ -200,6 +201,7 @@ def command(args: argparse.Namespace) -> int:
     from cryptobench.lifecycle import scenario_run
     from cryptobench.scenarios.resources import Ledger
     from cryptobench.scenarios.storage import figures as storage_figures
+    from cryptobench.scenarios.storage.report import sections
 
     spec = settings(args)
     if os.geteuid() != 0:
@@ -251,24 +253,14 @@ def command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
     stored = db.figures(run_id)
-    print(storage_figures.summary(stored, spec))
-    if args.report:
-        from cryptobench.files import write_file
-        from cryptobench.report.html import page
-        from cryptobench.scenarios.storage.report import sections
-
-        write_file(
-            args.report, page(f"cryptobench run {run_id}: storage", "", sections(stored, spec))
-        )
-        print(f"report: {args.report}")
-    if args.json_out:
-        import json
-
-        from cryptobench.files import write_file
-
-        doc = {"settings": spec, "figures": [f.to_json() for f in stored]}
-        write_file(args.json_out, json.dumps(doc, indent=1) + "\n")
-    print(f"\nstored as run {run_id} in {db.path}")
+    finish(
+        args,
+        db,
+        run_id,
+        storage_figures.summary(stored, spec),
+        lambda: sections(stored, spec),
+        lambda: {"settings": spec, "figures": [f.to_json() for f in stored]},
+    )
     return status
 
 
