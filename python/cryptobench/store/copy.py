@@ -2,7 +2,6 @@
 libraries, cases with their raw samples, failures and scenario figures, in one transaction of
 the target. A run is known by its uid: pushing it twice finds it there and copies nothing."""
 
-import json
 import uuid
 
 from cryptobench.store.db import Store
@@ -52,40 +51,8 @@ def copy_run(source: Store, run_id: int, target: Store) -> tuple[int, bool]:
                 uid,
             ),
         ).fetchone()[0]
-        target.conn.execute(
-            "INSERT INTO machine (run_id, hostname, cpu_model, cores, kernel, os, compiler,"
-            " tsc_hz, tsc_invariant, governor, cpu_flags, record)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                new_id,
-                machine.get("hostname"),
-                machine.get("cpu_model"),
-                machine.get("cores"),
-                machine.get("kernel"),
-                machine.get("os"),
-                machine.get("compiler"),
-                machine.get("tsc_hz"),
-                None if machine.get("tsc_invariant") is None else int(machine["tsc_invariant"]),
-                machine.get("governor"),
-                json.dumps(machine.get("cpu_flags", [])),
-                json.dumps(machine),
-            ),
-        )
-        target.conn.executemany(
-            "INSERT INTO libraries (run_id, provider, variant, version, description, code_path)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    new_id,
-                    lib["provider"],
-                    lib["variant"],
-                    lib["version"],
-                    lib["description"],
-                    json.dumps(lib["code_path"]),
-                )
-                for lib in source.libraries(run_id)
-            ],
-        )
+        target.add_machine(new_id, machine)
+        target.add_libraries(new_id, source.libraries(run_id))
         case_ids: dict[int, int] = {}
         columns = [c for c in _case_columns(source) if c not in ("id", "run_id")]
         for case in src.execute("SELECT * FROM cases WHERE run_id = ? ORDER BY seq", (run_id,)):

@@ -240,40 +240,8 @@ class Store:
                 ),
             ).fetchone()
             run_id = row[0]
-            self.conn.execute(
-                "INSERT INTO machine (run_id, hostname, cpu_model, cores, kernel, os, compiler,"
-                " tsc_hz, tsc_invariant, governor, cpu_flags, record)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    run_id,
-                    machine.get("hostname"),
-                    machine.get("cpu_model"),
-                    machine.get("cores"),
-                    machine.get("kernel"),
-                    machine.get("os"),
-                    machine.get("compiler"),
-                    machine.get("tsc_hz"),
-                    None if machine.get("tsc_invariant") is None else int(machine["tsc_invariant"]),
-                    machine.get("governor"),
-                    json.dumps(machine.get("cpu_flags", [])),
-                    json.dumps(machine),
-                ),
-            )
-            self.conn.executemany(
-                "INSERT INTO libraries (run_id, provider, variant, version, description,"
-                " code_path) VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        run_id,
-                        lib["provider"],
-                        lib["variant"],
-                        lib.get("version", ""),
-                        lib.get("description", ""),
-                        json.dumps(lib.get("code_path", {})),
-                    )
-                    for lib in libraries
-                ],
-            )
+            self.add_machine(run_id, machine)
+            self.add_libraries(run_id, libraries)
             self.conn.executemany(
                 "INSERT INTO cases (run_id, seq, provider, variant, operation, algorithm, size,"
                 " input, align_offset, aad_bytes, cost, spec, status)"
@@ -284,6 +252,45 @@ class Store:
                 ],
             )
         return run_id
+
+    def add_machine(self, run_id: int, machine: dict[str, Any]) -> None:
+        """A run's machine record: the columns queries use, and the whole record as JSON."""
+        self.conn.execute(
+            "INSERT INTO machine (run_id, hostname, cpu_model, cores, kernel, os, compiler,"
+            " tsc_hz, tsc_invariant, governor, cpu_flags, record)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                machine.get("hostname"),
+                machine.get("cpu_model"),
+                machine.get("cores"),
+                machine.get("kernel"),
+                machine.get("os"),
+                machine.get("compiler"),
+                machine.get("tsc_hz"),
+                None if machine.get("tsc_invariant") is None else int(machine["tsc_invariant"]),
+                machine.get("governor"),
+                json.dumps(machine.get("cpu_flags", [])),
+                json.dumps(machine),
+            ),
+        )
+
+    def add_libraries(self, run_id: int, libraries: Iterable[dict[str, Any]]) -> None:
+        self.conn.executemany(
+            "INSERT INTO libraries (run_id, provider, variant, version, description,"
+            " code_path) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    run_id,
+                    lib["provider"],
+                    lib["variant"],
+                    lib.get("version", ""),
+                    lib.get("description", ""),
+                    json.dumps(lib.get("code_path", {})),
+                )
+                for lib in libraries
+            ],
+        )
 
     def pending_cases(self, run_id: int) -> list[tuple[int, CaseSpec]]:
         rows = self.conn.execute(
