@@ -181,6 +181,8 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
+std::string read_input(const std::string& path, size_t max_bytes = kMaxReadBytes);
+
 // $CONFCRYPT_CONFIG, else $XDG_CONFIG_HOME/confcrypt/config, else ~/.config/confcrypt/config:
 // lines "name = value" (signer, recipient, sign-with, provider, gpg), '#' comments.
 std::multimap<std::string, std::string> read_user_config() {
@@ -196,8 +198,8 @@ std::multimap<std::string, std::string> read_user_config() {
   }
   std::multimap<std::string, std::string> out;
   if (path.empty()) return out;
-  std::ifstream in(path);
-  if (!in) return out;
+  if (::access(path.c_str(), F_OK) != 0) return out;
+  std::istringstream in(read_input(path, size_t(1) << 20));  // a config file is small
   std::string line;
   size_t number = 0;
   static const std::set<std::string> kNames = {"signer", "recipient", "sign-with", "provider",
@@ -224,9 +226,9 @@ std::string strip_newline(std::string s) {
   return s;
 }
 
-std::string read_input(const std::string& path) {
+std::string read_input(const std::string& path, size_t max_bytes) {
   try {
-    return read_file(path);
+    return read_file(path, max_bytes);
   } catch (const Error& e) {
     throw Failure(Status::kIo, e.what());
   }
@@ -318,7 +320,7 @@ Setup make_options(const Args& a, const std::string& file) {
   o.gpg.program = gpg;
 
   if (a.passphrase_file) {
-    o.secrets.passphrase = strip_newline(read_input(*a.passphrase_file));
+    o.secrets.passphrase = strip_newline(read_input(*a.passphrase_file, kMaxSecretBytes));
   } else if (const char* p = getenv("CONFCRYPT_PASSPHRASE")) {
     o.secrets.passphrase = p;
   }
@@ -346,7 +348,7 @@ Setup make_options(const Args& a, const std::string& file) {
   o.allow_unprotected = a.unprotected || makes_files;
   o.allow_unsigned = makes_files;
   if (a.master_password_file) {
-    o.master_password = strip_newline(read_input(*a.master_password_file));
+    o.master_password = strip_newline(read_input(*a.master_password_file, kMaxSecretBytes));
     o.compat = true;
   } else if (a.master_password_gpg) {
     Gpg g(o.gpg);

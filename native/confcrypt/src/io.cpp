@@ -70,7 +70,7 @@ std::string random_suffix() {
 
 }  // namespace
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, size_t max_bytes) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) throw Error(sys_error("cannot open", path, errno));
   std::string out;
@@ -83,6 +83,10 @@ std::string read_file(const std::string& path) {
     }
     if (n == 0) break;
     out.append(buf, size_t(n));
+    if (out.size() > max_bytes) {
+      throw Error(path + " is larger than " + std::to_string(max_bytes) +
+                  " bytes: refusing to read it");
+    }
   }
   return out;
 }

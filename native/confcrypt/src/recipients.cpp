@@ -99,7 +99,7 @@ std::string create_key_file(const std::string& path) {
 std::string read_key_file(const std::string& path) {
   std::string key;
   try {
-    key = read_file(path);
+    key = read_file(path, kKeyFileLen + 1);  // a key file is 32 bytes; never read more
   } catch (const Error& e) {
     throw Failure(Status::kIo, e.what());
   }

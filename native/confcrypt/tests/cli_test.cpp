@@ -399,6 +399,19 @@ TEST_F(Cli, AStrippedOrDamagedHeaderIsNeverReadAsPlain) {
   EXPECT_EQ(cc({"get", ini_, "db/host", "--unprotected"}).out, "h\n");
 }
 
+// /dev/zero given by mistake must not grow memory without limit: every read has a bound.
+TEST_F(Cli, ReadsAreBounded) {
+  init_with_key();
+  expect_failure(cc({"get", ini_, "db/password", "--key-file", "/dev/zero"}), Status::kIo,
+                 "larger than 33 bytes");
+  expect_failure(cc({"get", ini_, "db/password", "--passphrase-file", "/dev/zero"}), Status::kIo,
+                 "larger than 4096 bytes");
+  Outcome conf =
+      cc({"get", ini_, "db/password", "--key-file", key_}, {"CONFCRYPT_CONFIG=/dev/zero"});
+  expect_failure(conf, Status::kIo, "larger than");
+  expect_failure(cc({"show", "/dev/zero", "--format", "ini"}), Status::kIo, "larger than");
+}
+
 TEST_F(Cli, AConfiguredSignerAcceptsOnlyASignedMessage) {
   // A plaintext file put where the signed OpenPGP message was: the signer check must run.
   expect_failure(cc({"get", ini_, "db/host", "--signer", alice_}), Status::kUnsigned,

@@ -8,7 +8,11 @@
 namespace confcrypt {
 
 // The whole file; throws Error naming the path and the system error.
-std::string read_file(const std::string& path);
+// Reads are bounded: a file (or /dev/zero given by mistake) larger than max_bytes is refused
+// with an Error instead of growing memory without limit.
+constexpr size_t kMaxReadBytes = size_t(64) << 20;  // configuration files
+constexpr size_t kMaxSecretBytes = 4096;            // passphrase and master-password files
+std::string read_file(const std::string& path, size_t max_bytes = kMaxReadBytes);
 
 // Replaces `path` with `bytes` so that a reader sees either the old or the new content, never a
 // mix, and a failure at any step leaves the original untouched: the bytes go to a new temp file
