@@ -12,9 +12,9 @@ runner-go: venv
 # go vet and the Go unit tests, when the runner was built (the protocol tests are in
 # python/tests/test_runner_go.py and run with the other Python tests).
 test-runner-go:
-	@if [ -x $(VENV)/bin/cryptobench-runner-go ]; then \
-	  cd runners/go && PATH="$$PATH:/usr/local/go/bin" go vet ./... && \
-	  PATH="$$PATH:/usr/local/go/bin" nice go test -count=1 ./...; \
+	@if [ -x $(VENV)/bin/cryptobench-runner-go ] && [ -f runners/go/build/go-path ]; then \
+	  go=$$(cat runners/go/build/go-path) && cd runners/go && \
+	  "$$go" vet ./... && nice "$$go" test -count=1 ./...; \
 	else echo "go runner absent: Go tests skipped"; fi
 
 # Fidelity: the engine's loop against testing.B on the reference cases (ratio 0.9-1.1).

@@ -51,5 +51,6 @@ if ! out=$(GOFLAGS=-mod=readonly nice "$GO" build -trimpath \
   absent "go build failed (is the Go module proxy reachable?): $(echo "$out" | tail -3 | tr '\n' ' ')"
 fi
 mv "$target.tmp" "$target"
+mkdir -p "$here/build" && echo "$GO" >"$here/build/go-path" # the toolchain `make test` uses
 "$target" list >/dev/null 2>&1 || absent "the built runner fails its list command"
 echo "go runner: built $target with $("$GO" version | cut -d' ' -f3)"

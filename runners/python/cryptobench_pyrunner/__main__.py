@@ -65,3 +65,5 @@ if __name__ == "__main__":
         sys.exit(main())
     except KeyboardInterrupt:
         sys.exit(130)
+    except BrokenPipeError:  # the coordinator went away: nothing left to tell it
+        sys.exit(1)
