@@ -261,7 +261,7 @@ func resultMessage(c *OpenCase) msg {
 		"operation": s.Operation, "algorithm": s.Algorithm, "size": s.Size, "input": s.Input,
 		"align_offset": s.AlignOffset, "aad_bytes": s.AADBytes, "cost": s.Cost}
 	if c.Status == statusOK {
-		r["samples"] = c.Samples
+		r["samples"] = append([]Sample{}, c.Samples...) // [] rather than null before any sample
 		r["summary"] = summarise(c.Samples, s.Size)
 		r["heap"] = c.Heap
 	}
