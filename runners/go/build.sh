@@ -38,7 +38,10 @@ if [ -z "$minor" ] || [ "$minor" -lt 21 ]; then
   echo "go runner: $("$GO" version) is too old; fetching $want from the Go module proxy" >&2
   dir=$(cd "$(mktemp -d)" && "$GO" mod download -json "golang.org/toolchain@v0.0.1-$want.linux-$arch" \
     2>/dev/null | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  [ -n "$dir" ] && [ -x "$dir/bin/go" ] || absent "cannot fetch $want from the Go module proxy"
+  [ -n "$dir" ] && [ -f "$dir/bin/go" ] || absent "cannot fetch $want from the Go module proxy"
+  # Module zips keep no file modes; Go 1.21+ marks the toolchain's programs executable the same way.
+  chmod +x "$dir"/bin/* "$dir"/pkg/tool/*/* 2>/dev/null
+  [ -x "$dir/bin/go" ] || absent "cannot make $dir/bin/go executable"
   GO=$dir/bin/go
 fi
 
