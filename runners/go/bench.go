@@ -1,0 +1,76 @@
+// The fidelity bench: reference cases measured by this runner's engine and by Go's own harness,
+// testing.B (the loop of `go test -bench`), on the same prepared operation and buffers. The two
+// alternate so drift on a shared machine hits both; the ratio of the medians should be 0.9-1.1.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"testing"
+)
+
+var benchCases = []CaseSpec{
+	{ID: "gcm", Provider: "go", Operation: "encrypt", Algorithm: "aes-256-gcm", Size: 16384},
+	{ID: "sha256", Provider: "go", Operation: "hash", Algorithm: "sha256", Size: 1024},
+	{ID: "chacha", Provider: "go-x", Operation: "encrypt", Algorithm: "chacha20-poly1305", Size: 16384},
+}
+
+// Rounds of about 0.25 s for each harness: the engine's 11 samples of 25 ms, testing.B with
+// -test.benchtime 250ms, so both see the same stretch of machine noise.
+const benchRounds = 9
+
+func commandBench(out io.Writer) int {
+	testing.Init()
+	if err := flag.Set("test.benchtime", "250ms"); err != nil {
+		fmt.Fprintln(out, err)
+		return 1
+	}
+	fmt.Fprintf(out, "fidelity: cryptobench engine vs testing.B, median of %d alternating rounds\n", benchRounds)
+	fmt.Fprintf(out, "%-34s %14s %14s %8s\n", "case", "engine ns/op", "testing.B", "ratio")
+	worst := 1.0
+	for _, spec := range benchCases {
+		spec.Input, spec.Samples, spec.TargetSampleMS, spec.WarmupMS = "random", 11, 25, 200
+		spec.HeapIterations, spec.Seed, spec.Agreement, spec.Batch = 1, 1, false, 1
+		c := openCase(spec)
+		if c.Status != statusOK {
+			fmt.Fprintf(out, "%s: %s %s\n", spec.ID, c.Status, c.Reason)
+			return 1
+		}
+		var engine, harness []float64
+		for round := 0; round < benchRounds; round++ {
+			c.Samples = nil
+			for i := 0; i < 11; i++ {
+				if _, err := c.sample(); err != nil {
+					fmt.Fprintf(out, "%s: %v\n", spec.ID, err)
+					return 1
+				}
+			}
+			engine = append(engine, summarise(c.Samples, spec.Size).MedianNS)
+			r := testing.Benchmark(func(b *testing.B) {
+				b.SetBytes(int64(spec.Size))
+				var acc byte
+				for i := 0; i < b.N; i++ {
+					res, err := c.op.Run(c.in, c.out)
+					if err != nil {
+						b.Fatal(err)
+					}
+					acc ^= res[0]
+				}
+				c.sink ^= acc
+			})
+			harness = append(harness, float64(r.T.Nanoseconds())/float64(r.N))
+		}
+		e, h := median(engine), median(harness)
+		ratio := e / h
+		worst = max(worst, max(ratio, 1/ratio))
+		fmt.Fprintf(out, "%-34s %14.1f %14.1f %8.3f\n",
+			fmt.Sprintf("%s %s %s %d", spec.Provider, spec.Operation, spec.Algorithm, spec.Size), e, h, ratio)
+	}
+	if worst > 1.1 {
+		fmt.Fprintln(out, "some ratio is outside 0.9-1.1")
+		return 1
+	}
+	fmt.Fprintln(out, "all ratios within 0.9-1.1")
+	return 0
+}

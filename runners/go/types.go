@@ -1,0 +1,115 @@
+// Shared types of the Go runner: the catalogue, operations and the provider interface, shaped like
+// native/include/cryptobench/{algorithms,provider}.hpp so the two read side by side.
+package main
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+)
+
+// AlgorithmInfo is one catalogue entry, exactly the fields `cryptobench-native list` prints.
+type AlgorithmInfo struct {
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"`
+	Operations  []string `json:"operations"`
+	KeyBytes    int      `json:"key_bytes"`
+	IVBytes     int      `json:"iv_bytes"`
+	BlockBytes  int      `json:"block_bytes"`
+	MinSize     int      `json:"min_size"`
+	TagBytes    int      `json:"tag_bytes"`
+	OutputBytes int      `json:"output_bytes"`
+	Family      string   `json:"family"`
+	KeyType     string   `json:"key_type"`
+	Bits        int      `json:"bits"`
+	Digest      string   `json:"digest"`
+	Description string   `json:"description"`
+}
+
+// catalogue.json is a copy of the algorithms `cryptobench-native list` prints (the catalogue's
+// source is native/src/core/algorithms.cpp); python/tests/test_runner_go.py checks they are equal.
+//
+//go:embed catalogue.json
+var catalogueJSON []byte
+
+var catalogue = func() []AlgorithmInfo {
+	var all []AlgorithmInfo
+	if err := json.Unmarshal(catalogueJSON, &all); err != nil {
+		panic("catalogue.json: " + err.Error())
+	}
+	return all
+}()
+
+func findAlgorithm(name string) *AlgorithmInfo {
+	for i := range catalogue {
+		if catalogue[i].Name == name {
+			return &catalogue[i]
+		}
+	}
+	return nil
+}
+
+func (a *AlgorithmInfo) hasOp(op string) bool {
+	for _, o := range a.Operations {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+func isPublicKey(kind string) bool {
+	return kind == "keypair" || kind == "signature" || kind == "pk-encryption" || kind == "key-agreement"
+}
+
+// KeyParts are a key's named big-endian parts (docs/protocol.md, "Keys").
+type KeyParts map[string][]byte
+
+// Params for preparing one operation (provider.hpp, Params).
+type Params struct {
+	Key, IV, AAD []byte
+	Keypair      KeyParts
+	Peer         KeyParts
+	Signature    []byte
+	Salt, Info   []byte
+	Secret, AD   []byte // Argon2id K and X
+	OutLen       int
+	Cost         map[string]uint64
+}
+
+// Op is one prepared operation: Run does one operation on in, writing into out when it can, and
+// returns the output. It must restart every time (the gate runs it twice).
+type Op interface {
+	Run(in, out []byte) ([]byte, error)
+}
+
+// OpFunc adapts a function to Op.
+type OpFunc func(in, out []byte) ([]byte, error)
+
+func (f OpFunc) Run(in, out []byte) ([]byte, error) { return f(in, out) }
+
+// Provider is one library binding (provider.hpp, Provider).
+type Provider interface {
+	Name() string
+	Version() string
+	Algorithms() []string
+	Prepare(alg string, op string, p Params) (Op, error)
+	GenerateKey(alg string) (KeyParts, error)
+	CodePath() map[string]string
+}
+
+// Unsupported: the provider does not offer this (a case status, never a failure).
+type Unsupported struct{ msg string }
+
+func (u *Unsupported) Error() string { return u.msg }
+
+func unsupported(format string, args ...any) error {
+	return &Unsupported{fmt.Sprintf(format, args...)}
+}
+
+// errReject is what a verifier or an AEAD decryption returns for a forgery.
+type rejected struct{ msg string }
+
+func (r *rejected) Error() string { return r.msg }
+
+func reject(format string, args ...any) error { return &rejected{fmt.Sprintf(format, args...)} }

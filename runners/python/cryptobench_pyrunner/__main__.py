@@ -1,0 +1,69 @@
+"""Command line of cryptobench-runner-python (docs/protocol.md, "Commands")."""
+
+import argparse
+import sys
+
+from . import RUNNER, protocol, vectors
+from .providers import NAMES
+
+USAGE = f"""usage: {RUNNER} list  [--variant P=V]...
+       {RUNNER} serve [--variant P=V]... [--cpu N|--no-pin] [--vectors DIR]
+       {RUNNER} check [--provider P]... [--vectors DIR]
+       {RUNNER} bench [--no-pin]   (fidelity against timeit)
+Protocol and message formats: docs/protocol.md
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        sys.stderr.write(f"{RUNNER}: {message}\n{USAGE}")
+        sys.exit(2)
+
+
+def _variant(value: str) -> str:
+    provider, _, variant = value.partition("=")
+    if not provider or not variant:
+        raise argparse.ArgumentTypeError(f"--variant takes PROVIDER=VARIANT, got '{value}'")
+    if provider not in NAMES:
+        raise argparse.ArgumentTypeError(f"--variant: unknown provider '{provider}'")
+    if variant != "default":
+        raise argparse.ArgumentTypeError(f"--variant: {provider} has only the variant 'default'")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _Parser(prog=RUNNER, usage=USAGE, add_help=False)
+    parser.add_argument("command", choices=("list", "serve", "check", "bench"))
+    parser.add_argument("--variant", action="append", type=_variant, default=[])
+    parser.add_argument("--provider", action="append", choices=NAMES, default=[])
+    parser.add_argument("--cpu", type=int)
+    parser.add_argument("--no-pin", action="store_true")
+    parser.add_argument("--vectors")
+    args = parser.parse_args(argv)
+    if args.provider and args.command != "check":
+        parser.error(f"--provider is for check, not {args.command}")
+    if args.vectors:
+        vectors.set_dir(args.vectors)
+    if args.command == "list":
+        protocol.emit(sys.stdout, protocol.capabilities())
+        return 0
+    if args.command == "check":
+        return protocol.check(args.provider, sys.stdout)
+    try:
+        cpu = protocol.pin(args.cpu, not args.no_pin)
+    except ValueError as e:
+        parser.error(str(e))
+    if args.command == "bench":
+        from .bench import bench
+
+        return bench()
+    return protocol.serve(sys.stdin, sys.stdout, cpu)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:  # the coordinator went away: nothing left to tell it
+        sys.exit(1)

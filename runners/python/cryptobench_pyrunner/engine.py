@@ -1,0 +1,255 @@
+"""The timing engine: one open case, its calibration, heap pass and samples, with the semantics of
+native/src/core/engine.cpp (docs/runners.md puts the two side by side).
+
+An operation is a prepared callable `run(data) -> bytes` that calls the library's normal API, so
+the interpreter's per-call cost is part of every figure, as it is for a Python user.
+"""
+
+import time
+import tracemalloc
+from itertools import repeat
+
+from . import catalogue, vectors
+from .common import ByteStream, Params
+from .errors import Unsupported
+from .gate import GateReport, run_gate
+from .gate_pk import case_params, run_pk_gate
+from .providers import provider_by_name
+
+now_ns = time.perf_counter_ns  # CLOCK_MONOTONIC on Linux, what timeit uses
+MAX_ITERATIONS = 1 << 40
+SLACK = 128
+
+
+def make_input(kind: str, n: int, seed: int) -> bytes:
+    if kind == "zeros":
+        return bytes(n)
+    data = ByteStream(seed ^ 0x1234567).bytes(n)
+    if kind == "text":
+        printable = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:-_=\n"
+        data = bytes(printable[b % len(printable)] for b in data)
+    return data
+
+
+def calibrate(body, target_ns: float, warmup_ns: float) -> int:
+    """Warm-up, then the count doubles until a batch lasts a quarter of the target; the fastest
+    of three timings of that count is scaled to the target (engine.cpp, calibrate)."""
+    start = now_ns()
+    while True:
+        body(1)
+        if now_ns() - start >= warmup_ns:
+            break
+
+    def timed(n: int) -> int:
+        t0 = now_ns()
+        body(n)
+        return now_ns() - t0
+
+    n = 1
+    elapsed = timed(n)
+    while elapsed < target_ns / 4 and n < MAX_ITERATIONS:
+        n *= 2
+        elapsed = timed(n)
+    elapsed = min(elapsed, timed(n), timed(n))
+    if elapsed <= 0:
+        return n
+    return int(max(1, min(round(n * target_ns / elapsed), MAX_ITERATIONS)))
+
+
+def resolve(spec: dict):
+    """What makes a case unsupported before any library work (engine.cpp, open())."""
+    info = catalogue.find(spec["algorithm"])
+    if info is None:
+        raise Unsupported(f"unknown algorithm {spec['algorithm']}")
+    if spec["operation"] not in info["operations"]:
+        raise Unsupported(f"{spec['operation']} does not apply to {spec['algorithm']}")
+    provider = provider_by_name(spec["provider"])
+    if provider is None:
+        raise Unsupported(f"unknown provider {spec['provider']}")
+    if provider.unusable:
+        raise Unsupported(provider.unusable)
+    if spec.get("variant") not in ("", None, "default"):
+        raise Unsupported(
+            f"this runner runs {spec['provider']} as variant 'default'; start one with "
+            f"--variant {spec['provider']}={spec['variant']}"
+        )
+    spec["variant"] = "default"
+    if spec["algorithm"] not in provider.algorithms():
+        raise Unsupported(f"{spec['provider']} does not offer {spec['algorithm']}")
+    return info, provider
+
+
+class OpenCase:
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self.status, self.reason = "ok", ""
+        self.gate = GateReport()
+        self.iterations = 0
+        self.calibration_ns = 0
+        self.samples: list[dict] = []
+        self.heap: dict = {}
+        self.run = None
+        self.input = b""
+        self.sink = None  # the last output of every batch: results are consumed
+        try:
+            self._open()
+        except Unsupported as e:
+            self.status, self.reason = "unsupported", str(e)
+        except Exception as e:  # a library error fails the case, with the library's message
+            self.status, self.reason = "failed", str(e) or type(e).__name__
+        if self.status != "ok":
+            self.run = None
+
+    def _open(self) -> None:
+        spec = self.spec
+        info, provider = resolve(spec)
+        if spec["align_offset"]:
+            raise Unsupported(
+                "Python's bytes objects are placed by the interpreter: align_offset does not apply"
+            )
+        if catalogue.is_public_key_or_kdf(info):
+            self._open_public_key(provider, info)
+            return
+        size = spec["size"]
+        if size < info["min_size"] or size % info["block_bytes"]:
+            raise Unsupported(
+                f"{info['name']} needs messages of at least {info['min_size']} bytes in "
+                f"multiples of {info['block_bytes']}"
+            )
+        if spec["cost"]:
+            raise Unsupported(f"{info['name']} takes no cost parameters")
+        stream = ByteStream(spec["seed"])
+        params = Params(key=stream.bytes(info["key_bytes"]), iv=stream.bytes(info["iv_bytes"]))
+        if info["kind"] == "aead":
+            params.aad = stream.bytes(spec["aad_bytes"])
+        plaintext = make_input(spec["input"], size, spec["seed"])
+        self.gate = run_gate(provider, info, spec["operation"], plaintext, params)
+        if not self.gate.ok:
+            raise RuntimeError(self.gate.reason)
+        self.input = plaintext
+        if spec["operation"] == "decrypt":
+            self.input = provider.prepare(info["name"], "encrypt", params)(plaintext)
+        self._heap_and_calibrate(provider, info, params)
+
+    def _open_public_key(self, provider, info: dict) -> None:
+        spec, op = self.spec, self.spec["operation"]
+        takes_message = op != "keygen" and info["kind"] != "key-agreement"
+        if not takes_message and spec["size"]:
+            raise Unsupported(f"{op} {info['name']} takes no input: size must be 0")
+        if info["kind"] == "pk-encryption" and spec["size"] + 66 > info["output_bytes"]:
+            raise Unsupported(f"{info['name']} encrypts at most {info['output_bytes'] - 66} bytes")
+        if info["kind"] != "kdf" and spec["cost"]:
+            raise Unsupported(f"{info['name']} takes no cost parameters")
+        params = case_params(info, spec)
+        message = make_input(spec["input"], spec["size"] if takes_message else 0, spec["seed"])
+        self.gate = run_pk_gate(provider, info, op, message, params)
+        if not self.gate.ok:
+            raise RuntimeError(self.gate.reason)
+        self.input = message
+        if op == "verify":
+            params.signature = provider.prepare(info["name"], "sign", params)(message)
+            params.keypair = vectors.public_parts(info, params.keypair)
+        elif op == "encrypt":
+            params.keypair = vectors.public_parts(info, params.keypair)
+        elif op == "decrypt":
+            self.input = provider.prepare(info["name"], "encrypt", params)(message)
+        self._heap_and_calibrate(provider, info, params)
+
+    def _heap_and_calibrate(self, provider, info: dict, params: Params) -> None:
+        spec, op = self.spec, self.spec["operation"]
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        if op == "keygen":
+            alg = info["name"]
+            self.run = lambda _data: provider.generate_key(alg)
+        else:
+            self.run = provider.prepare(info["name"], op, params)
+        self.heap["prepare_bytes"] = max(0, tracemalloc.get_traced_memory()[0] - before)
+        tracemalloc.stop()
+
+        t0 = now_ns()
+        if op == "keygen":
+            self.run_ops(1)  # one key per sample; one untimed key first
+            self.iterations = 1
+        else:
+            self.iterations = calibrate(
+                self.run_ops, spec["target_sample_ms"] * 1e6, spec["warmup_ms"] * 1e6
+            )
+        self.calibration_ns = now_ns() - t0
+        heap_ops = min(spec["heap_iterations"], 2) if op == "keygen" else spec["heap_iterations"]
+        self._heap_pass(heap_ops)
+
+    def _heap_pass(self, n: int) -> None:
+        """tracemalloc over n operations, one at a time: the Python-heap bytes each operation
+        holds at its peak (its result and temporaries), and the peak over the pass. Memory the
+        libraries take with malloc (OpenSSL, pycryptodome's C code) is not traced, and the
+        interpreter counts no allocation calls, so allocs/frees per operation are not reported."""
+        run, data = self.run, self.input
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        peak_sum = peak_max = 0
+        for _ in range(n):
+            tracemalloc.reset_peak()
+            start = tracemalloc.get_traced_memory()[0]
+            self.sink = run(data)
+            peak = tracemalloc.get_traced_memory()[1]
+            peak_sum += peak - start
+            peak_max = max(peak_max, peak - base)
+            self.sink = None
+        tracemalloc.stop()
+        self.heap["bytes_per_op"] = peak_sum / n
+        self.heap["peak_live_bytes"] = peak_max
+
+    def run_ops(self, n: int) -> None:
+        run, data = self.run, self.input
+        out = None
+        for _ in repeat(None, n):
+            out = run(data)
+        self.sink = out
+
+    def sample(self) -> dict:
+        n = self.iterations
+        t0 = now_ns()
+        self.run_ops(n)
+        t1 = now_ns()
+        s = {"iterations": n, "ns": t1 - t0, "ticks": 0}
+        self.samples.append(s)
+        return s
+
+    def fail(self, reason: str) -> None:
+        self.status, self.reason = "failed", reason
+        self.samples = []
+        self.run = None
+
+
+def quantile(sorted_values: list[float], q: float) -> float:
+    pos = q * (len(sorted_values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (pos - lo) * (sorted_values[hi] - sorted_values[lo])
+
+
+def summarise(samples: list[dict], size: int) -> dict:
+    """stats.cpp, summarise: per-operation figures, linear-interpolation quantiles."""
+    out = {"n": len(samples)}
+    if not samples:
+        return out
+    ns = sorted(s["ns"] / s["iterations"] for s in samples)
+    med = quantile(ns, 0.5)
+    dev = sorted(abs(v - med) for v in ns)
+    ticks = sorted(s["ticks"] / s["iterations"] for s in samples)
+    ops = 1e9 / med if med > 0 else 0.0
+    median_ticks = quantile(ticks, 0.5)
+    out.update(
+        median_ns=med,
+        q1_ns=quantile(ns, 0.25),
+        q3_ns=quantile(ns, 0.75),
+        min_ns=ns[0],
+        max_ns=ns[-1],
+        mad_ns=quantile(dev, 0.5),
+        bytes_per_s=size * ops,
+        ops_per_s=ops,
+        median_ticks=median_ticks,
+        ticks_per_byte=median_ticks / size if size else 0.0,
+    )
+    return out
