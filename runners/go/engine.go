@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -31,6 +32,7 @@ type CaseSpec struct {
 	Seed           uint64            `json:"seed"`
 	Agreement      bool              `json:"agreement"`
 	Cost           map[string]uint64 `json:"cost"`
+	Inplace        bool              `json:"inplace"`
 }
 
 type Sample struct {
@@ -59,12 +61,26 @@ type HeapFigures struct {
 	PrepareBytes  uint64  `json:"prepare_bytes"`
 }
 
+// Layout: where the measured buffers lie (protocol.md, result "layout").
+type Layout struct {
+	Inplace      bool   `json:"inplace"`
+	Distance     uint64 `json:"distance"`
+	InPageOffset uint64 `json:"in_page_offset"`
+	Note         string `json:"note,omitempty"`
+}
+
 const (
 	statusOK          = "ok"
 	statusFailed      = "failed"
 	statusUnsupported = "unsupported"
-	kAlign            = 64
+	kPage             = 4096
 	kSlack            = 128
+	kCanary           = 64 // bytes checked after the output
+	kCanaryByte       = 0xA5
+	// A sample that starts this long after the previous one ended is a new visit: it re-warms for
+	// about kRewarmNS first (engine.hpp, kVisitGapNs and kRewarmNs).
+	kVisitGapNS = 50000
+	kRewarmNS   = 750000
 )
 
 type OpenCase struct {
@@ -79,6 +95,27 @@ type OpenCase struct {
 	op            Op
 	in, out       []byte
 	sink          byte // every output's first byte ends here: results are consumed
+
+	// The check of the timed instance (protocol.md, step 6): the pristine input, the output a
+	// fresh instance gave right after the gate, and the canaries past the output.
+	input         []byte
+	expected      []byte
+	refLen        int
+	deterministic bool
+	keygen        bool
+	canaryAt      int // index into out
+	checked       bool
+	timedCheck    string
+	layout        Layout
+	laidOut       bool
+	// In-place AEAD decryption alternates between two texts and their tags (engine.cpp).
+	alternate bool
+	tagAt     int
+	tags      [2][]byte
+	parity    int
+
+	rewarms       uint64
+	lastSampleEnd uint64
 }
 
 func monoNS() uint64 { return uint64(time.Since(processStart).Nanoseconds()) }
@@ -101,12 +138,14 @@ func makeInput(kind string, n int, seed uint64) []byte {
 	return out
 }
 
-// alignedBuffer returns n bytes starting offset bytes past a 64-byte boundary.
-func alignedBuffer(n int, offset int) []byte {
-	block := make([]byte, n+offset+kAlign)
-	skip := (kAlign - int(uintptr(unsafe.Pointer(&block[0]))%kAlign)) % kAlign
-	return block[skip+offset : skip+offset+n]
+// pageAligned returns n zero bytes starting at a page boundary.
+func pageAligned(n int) []byte {
+	block := make([]byte, n+kPage)
+	skip := (kPage - int(uintptr(unsafe.Pointer(&block[0]))%kPage)) % kPage
+	return block[skip : skip+n]
 }
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
 
 func openCase(spec CaseSpec) *OpenCase {
 	c := &OpenCase{Spec: spec}
@@ -139,11 +178,11 @@ func resolve(spec *CaseSpec) (*AlgorithmInfo, Provider, error) {
 	if p == nil {
 		return nil, nil, unsupported("unknown provider %s", spec.Provider)
 	}
-	if spec.Variant != "" && spec.Variant != "default" {
-		return nil, nil, unsupported("this runner runs %s as variant 'default'; start one with "+
-			"--variant %s=%s", spec.Provider, spec.Provider, spec.Variant)
+	if spec.Variant != "" && spec.Variant != currentVariant {
+		return nil, nil, unsupported("this runner runs %s as variant '%s'; start one with "+
+			"--variant %s=%s", spec.Provider, currentVariant, spec.Provider, spec.Variant)
 	}
-	spec.Variant = "default"
+	spec.Variant = currentVariant
 	if !offers(p, spec.Algorithm) {
 		return nil, nil, unsupported("%s does not offer %s", spec.Provider, spec.Algorithm)
 	}
@@ -178,7 +217,9 @@ func (c *OpenCase) open() error {
 	if !c.Gate.OK {
 		return errors.New(c.Gate.Reason)
 	}
+	// The measured input: the plaintext, or for decryption this provider's ciphertext of it.
 	input := plaintext
+	inplace := c.Spec.Inplace && (info.Kind == "cipher" || info.Kind == "aead")
 	if c.Spec.Operation == "decrypt" {
 		enc, err := p.Prepare(info.Name, "encrypt", params)
 		if err != nil {
@@ -189,16 +230,127 @@ func (c *OpenCase) open() error {
 			return err
 		}
 		input = append([]byte(nil), ct...)
+		if inplace && info.Kind == "aead" {
+			// Decrypting in place leaves the plaintext where the ciphertext was, and the next run
+			// would fail its tag check. For CTR-based AEADs encrypting the ciphertext gives back the
+			// plaintext as ciphertext, with its own tag: the runs alternate between the two texts,
+			// each preceded by the tag that belongs to the text in the buffer (engine.cpp).
+			again, err := enc.Run(input[:size], make([]byte, size+info.TagBytes+kSlack))
+			if err == nil && len(again) == len(input) && bytes.Equal(again[:size], plaintext) {
+				c.alternate, c.tagAt = true, size
+				c.tags[0] = append([]byte(nil), input[size:]...)
+				c.tags[1] = append([]byte(nil), again[size:]...)
+			} else {
+				inplace = false
+				c.layout.Note = info.Name + " decryption is not an involution, so it cannot " +
+					"repeat in place: measured out of place"
+			}
+		}
+		c.expected, c.refLen, c.deterministic = plaintext, len(plaintext), true
+	} else if err := c.computeReference(p, info, params, input); err != nil {
+		return err
 	}
-	c.allocateBuffers(input, kSlack)
+	if inplace {
+		// An API that cannot work in place is measured out of place, and says so.
+		why := ""
+		trial, err := p.Prepare(info.Name, c.Spec.Operation, params)
+		if err == nil {
+			buf := make([]byte, len(input)+info.TagBytes+kSlack)
+			copy(buf, input)
+			var r []byte
+			if r, err = trial.Run(buf[:len(input)], buf); err == nil &&
+				(!bytes.Equal(r, c.expected) || (len(r) > 0 && &r[0] != &buf[0])) {
+				why = "gives a different output in place"
+			}
+		}
+		if err != nil {
+			why = "fails in place (" + err.Error() + ")"
+		}
+		if why != "" {
+			inplace, c.alternate = false, false
+			c.layout.Note = c.Spec.Provider + " " + c.Spec.Operation + " " + info.Name + " " + why +
+				": measured out of place"
+		}
+	}
+	c.allocateBuffers(input, kSlack, inplace)
 	return c.measureHeapAndCalibrate(p, info, params)
 }
 
-func (c *OpenCase) allocateBuffers(input []byte, room int) {
+// computeReference: the output of a fresh instance on the case's input, which the timed instance
+// must still give after sampling (engine.cpp, compute_reference).
+func (c *OpenCase) computeReference(p Provider, info *AlgorithmInfo, params Params, input []byte) error {
+	if c.Spec.Operation == "keygen" {
+		c.keygen = true // nothing to compare; the canaries are still checked
+		return nil
+	}
+	once := func() ([]byte, error) {
+		fresh, err := p.Prepare(info.Name, c.Spec.Operation, params)
+		if err != nil {
+			return nil, err
+		}
+		r, err := fresh.Run(input, make([]byte, len(input)+1024+kSlack))
+		return append([]byte(nil), r...), err
+	}
+	var err error
+	if c.expected, err = once(); err != nil {
+		return err
+	}
+	c.refLen = len(c.expected)
+	if c.Spec.Operation == "encrypt" && info.Kind == "pk-encryption" {
+		return nil // randomised (OAEP)
+	}
+	// Signatures are deterministic for some schemes (PKCS#1 v1.5, EdDSA) and not for others.
+	c.deterministic = true
+	if c.Spec.Operation == "sign" {
+		again, err := once()
+		if err != nil {
+			return err
+		}
+		c.deterministic = bytes.Equal(again, c.expected)
+	}
+	return nil
+}
+
+// allocateBuffers lays out the input align_offset bytes past a page boundary and the output on
+// it (in place) or half a page past the next page boundary after the input (engine.cpp,
+// allocate_buffers), with canaries after the bytes a correct run writes.
+func (c *OpenCase) allocateBuffers(input []byte, room int, inplace bool) {
 	off := int(c.Spec.AlignOffset)
-	c.in = alignedBuffer(len(input), off)
+	n := len(input)
+	c.input = input
+	written := c.refLen
+	if inplace && n > written {
+		written = n
+	}
+	outCap := n + room
+	if written+kCanary > outCap {
+		outCap = written + kCanary
+	}
+	distance := 0
+	if !inplace {
+		distance = roundUp(off+n, kPage) + kPage/2
+	}
+	block := pageAligned(roundUp(off+distance+outCap, kPage))
+	c.in = block[off : off+n : off+n]
+	c.out = block[off+distance : off+distance+outCap]
 	copy(c.in, input)
-	c.out = alignedBuffer(len(input)+room, off)
+	c.canaryAt = written
+	for i := 0; i < kCanary; i++ {
+		c.out[written+i] = kCanaryByte
+	}
+	c.layout.Inplace = inplace
+	c.layout.Distance = uint64(distance)
+	c.layout.InPageOffset = uint64(uintptr(unsafe.Pointer(&block[0]))+uintptr(off)) % kPage
+	c.laidOut = true
+}
+
+func (c *OpenCase) canariesIntact() bool {
+	for _, b := range c.out[c.canaryAt : c.canaryAt+kCanary] {
+		if b != kCanaryByte {
+			return false
+		}
+	}
+	return true
 }
 
 func readMem() runtime.MemStats {
@@ -259,6 +411,23 @@ func (c *OpenCase) measureHeapAndCalibrate(p Provider, info *AlgorithmInfo, para
 func (c *OpenCase) runOps(n uint64) error {
 	op, in, out := c.op, c.in, c.out
 	var acc byte
+	if c.alternate {
+		tagLen := len(c.tags[0])
+		whole := in[:c.tagAt+tagLen]
+		for i := uint64(0); i < n; i++ {
+			copy(whole[c.tagAt:], c.tags[c.parity])
+			c.parity ^= 1
+			r, err := op.Run(whole, out)
+			if err != nil {
+				return err
+			}
+			if len(r) > 0 {
+				acc ^= r[0]
+			}
+		}
+		c.sink ^= acc
+		return nil
+	}
 	for i := uint64(0); i < n; i++ {
 		r, err := op.Run(in, out)
 		if err != nil {
@@ -316,6 +485,9 @@ func (c *OpenCase) sample() (Sample, error) {
 	if c.Status != statusOK {
 		return Sample{}, fmt.Errorf("sample on a case that is not ok")
 	}
+	if err := c.rewarmIfVisitBegan(); err != nil {
+		return Sample{}, err
+	}
 	s := Sample{Iterations: c.Iterations}
 	t0 := monoNS()
 	k0 := ticks()
@@ -327,10 +499,90 @@ func (c *OpenCase) sample() (Sample, error) {
 	}
 	s.NS, s.Ticks = t1-t0, k1-k0
 	c.Samples = append(c.Samples, s)
+	c.lastSampleEnd = t1
+	if uint64(len(c.Samples)) >= c.Spec.Samples {
+		c.checkTimedInstance()
+	}
 	return s, nil
 }
 
+// rewarmIfVisitBegan: a sample that begins more than kVisitGapNS after the previous one ended
+// (another case or process had the CPU) is preceded by about kRewarmNS of untimed operations;
+// operations longer than half a sample warm themselves.
+func (c *OpenCase) rewarmIfVisitBegan() error {
+	if monoNS()-c.lastSampleEnd <= kVisitGapNS || c.Iterations < 2 {
+		return nil
+	}
+	perOp := c.Spec.TargetSampleMS * 1e6 / float64(c.Iterations)
+	if err := c.runOps(uint64(math.Ceil(kRewarmNS / perOp))); err != nil {
+		return err
+	}
+	c.rewarms++
+	return nil
+}
+
+// checkTimedInstance (protocol.md, step 6): once the case has its samples, and at the latest at
+// close, the canaries are intact, out of place the input is unchanged, and one more run of the
+// timed operation in the timed buffers gives the output a fresh instance gave after the gate.
+func (c *OpenCase) checkTimedInstance() {
+	if c.checked || c.Status != statusOK {
+		return
+	}
+	c.checked = true
+	why := ""
+	switch {
+	case !c.canariesIntact():
+		why = fmt.Sprintf("the timed operation wrote past its %d-byte output", c.refLen)
+	case !c.layout.Inplace && !bytes.Equal(c.in, c.input):
+		why = "the timed operation changed its input buffer"
+	case c.keygen:
+		// Key generation writes nothing to the buffers: the canaries are its whole check.
+	default:
+		copy(c.in, c.input) // in place, the buffer holds a later text
+		c.parity = 0
+		run := c.in
+		if c.alternate {
+			run = c.in[:c.tagAt+len(c.tags[0])]
+			copy(run[c.tagAt:], c.tags[0])
+			c.parity = 1
+		}
+		r, err := c.op.Run(run, c.out)
+		switch {
+		case err != nil:
+			why = "the timed instance failed on the case's input: " + err.Error()
+		case !c.canariesIntact():
+			why = fmt.Sprintf("the timed operation wrote past its %d-byte output", c.refLen)
+		case c.deterministic && len(r) != len(c.expected):
+			why = fmt.Sprintf("the timed instance returned %d bytes, the gated one %d", len(r), len(c.expected))
+		case c.deterministic && !bytes.Equal(r, c.expected):
+			at := 0
+			for at < len(r) && r[at] == c.expected[at] {
+				at++
+			}
+			why = fmt.Sprintf("the timed instance's output differs from the gated instance's (byte %d)", at)
+		}
+	}
+	if why != "" {
+		c.fail("check of the timed instance after sampling: " + why)
+		c.timedCheck = "failed"
+		return
+	}
+	c.timedCheck = "canaries intact (randomised output: not compared)"
+	if c.deterministic {
+		c.timedCheck = "output equals the gated instance's; canaries intact"
+	}
+	if !c.keygen {
+		// More samples may be asked for (adaptive sampling): the buffer goes back to the state
+		// sampling starts from.
+		copy(c.in, c.input)
+		c.parity = 0
+	}
+}
+
 func (c *OpenCase) fail(reason string) {
+	if c.Status == statusFailed && c.Reason != "" {
+		return // the first reason is the one to report
+	}
 	c.Status, c.Reason = statusFailed, reason
 	c.Samples = nil
 	c.op = nil

@@ -107,7 +107,12 @@ func (c *OpenCase) openPublicKey(p Provider, info *AlgorithmInfo) error {
 			return err
 		}
 	}
-	c.allocateBuffers(input, 1024+kSlack)
+	if op == "decrypt" {
+		c.expected, c.refLen, c.deterministic = message, len(message), true
+	} else if err := c.computeReference(p, info, params, input); err != nil {
+		return err
+	}
+	c.allocateBuffers(input, 1024+kSlack, false)
 	return c.measureHeapAndCalibrate(p, info, params)
 }
 

@@ -32,7 +32,7 @@ func specErr(format string, args ...any) error { return &specError{fmt.Sprintf(f
 var caseFields = map[string]bool{"id": true, "provider": true, "variant": true, "operation": true,
 	"algorithm": true, "size": true, "input": true, "align_offset": true, "aad_bytes": true,
 	"samples": true, "batch": true, "target_sample_ms": true, "warmup_ms": true,
-	"heap_iterations": true, "seed": true, "agreement": true, "cost": true}
+	"heap_iterations": true, "seed": true, "agreement": true, "cost": true, "inplace": true}
 
 type fields struct {
 	m     map[string]any
@@ -200,6 +200,14 @@ func parseCase(raw any, where string) (CaseSpec, error) {
 		}
 		s.Agreement = b
 	}
+	s.Inplace = true
+	if v, ok := m["inplace"]; ok {
+		b, ok := v.(bool)
+		if !ok {
+			return s, f.fail("inplace", "must be true or false")
+		}
+		s.Inplace = b
+	}
 	s.Cost = map[string]uint64{}
 	if v, ok := m["cost"]; ok {
 		cm, ok := v.(map[string]any)
@@ -264,6 +272,14 @@ func resultMessage(c *OpenCase) msg {
 		r["samples"] = append([]Sample{}, c.Samples...) // [] rather than null before any sample
 		r["summary"] = summarise(c.Samples, s.Size)
 		r["heap"] = c.Heap
+		r["rewarms"] = c.rewarms
+	}
+	if c.timedCheck != "" {
+		r["gate"].(msg)["timed"] = c.timedCheck
+	}
+	if c.laidOut {
+		r["inplace"] = c.layout.Inplace
+		r["layout"] = c.layout
 	}
 	r["max_rss_kb"] = maxRSSKB()
 	return r
@@ -306,7 +322,7 @@ func decodeJSON(line []byte) (any, error) {
 func hello(cpu int) msg {
 	variants := msg{}
 	for _, n := range providerNames() {
-		variants[n] = "default"
+		variants[n] = currentVariant
 	}
 	var c any
 	if cpu >= 0 {
@@ -388,6 +404,7 @@ func serveOne(cmd string, req map[string]any, open map[string]*OpenCase, t *tota
 		return nil, specErr("id: no open case '%s'", id)
 	}
 	if cmd == "close" {
+		c.checkTimedInstance()
 		delete(open, id)
 		t.count(c.Status)
 		return resultMessage(c), nil
@@ -406,6 +423,11 @@ func serveOne(cmd string, req map[string]any, open map[string]*OpenCase, t *tota
 			return resultMessage(c), nil
 		}
 		batch = append(batch, s)
+		if c.Status != statusOK { // the check of the timed instance failed
+			delete(open, id)
+			t.count(c.Status)
+			return resultMessage(c), nil
+		}
 	}
 	return samplesMessage(id, batch), nil
 }

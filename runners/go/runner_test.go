@@ -88,3 +88,93 @@ func TestMalformedRequestsGetErrorsAndTheRunnerCarriesOn(t *testing.T) {
 		t.Fatalf("replies %v, want %s", types, want)
 	}
 }
+
+// drifting wraps a real provider: after `after` runs of one prepared operation it corrupts its
+// output (a library whose timed instance goes wrong), or with overrun writes one byte past it.
+type drifting struct {
+	Provider
+	name    string
+	after   int
+	overrun bool
+}
+
+func (d drifting) Name() string { return d.name }
+
+func (d drifting) Prepare(alg, op string, p Params) (Op, error) {
+	inner, err := d.Provider.Prepare(alg, op, p)
+	if err != nil {
+		return nil, err
+	}
+	runs := 0
+	return OpFunc(func(in, out []byte) ([]byte, error) {
+		r, err := inner.Run(in, out)
+		runs++
+		if err != nil || runs <= d.after {
+			return r, err
+		}
+		if d.overrun {
+			out[len(r)] ^= 0xff // a write past the output it returns
+		} else if len(r) > 0 {
+			r[0] ^= 1
+		}
+		return r, err
+	}), nil
+}
+
+// openWith opens one case on a temporary extra provider and takes its samples.
+func openWith(t *testing.T, p Provider, spec CaseSpec) *OpenCase {
+	t.Helper()
+	vectorsDirFlag = "../../vectors"
+	saved := providers
+	providers = append(append([]Provider{}, providers...), p)
+	defer func() { providers = saved }()
+	spec.ID, spec.Provider, spec.Input, spec.Seed = "t", p.Name(), "random", 1
+	spec.Samples, spec.Batch, spec.TargetSampleMS, spec.WarmupMS, spec.HeapIterations = 3, 1, 0.2, 1, 2
+	c := openCase(spec)
+	for c.Status == statusOK && uint64(len(c.Samples)) < spec.Samples {
+		if _, err := c.sample(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+func TestTheTimedInstanceIsCheckedAfterSampling(t *testing.T) {
+	// Runs 1-2 are the gate's (KAT and round trip use their own instances; the reference is one
+	// more fresh instance): a prepared operation that goes wrong only after thousands of runs
+	// passes the gate and must fail the check of the timed instance.
+	for _, tc := range []struct {
+		d    drifting
+		spec CaseSpec
+		want string
+	}{
+		{drifting{goStd{}, "drift", 2000, false}, CaseSpec{Operation: "encrypt", Algorithm: "aes-256-gcm", Size: 64, Inplace: true},
+			"output differs from the gated instance's"},
+		{drifting{goStd{}, "drift", 2000, false}, CaseSpec{Operation: "hash", Algorithm: "sha256", Size: 64},
+			"output differs from the gated instance's"},
+		{drifting{goStd{}, "overrun", 2000, true}, CaseSpec{Operation: "hash", Algorithm: "sha256", Size: 64},
+			"wrote past its 32-byte output"},
+	} {
+		c := openWith(t, tc.d, tc.spec)
+		if c.Status != statusFailed || !strings.Contains(c.Reason, "check of the timed instance after sampling: ") ||
+			!strings.Contains(c.Reason, tc.want) || c.timedCheck != "failed" || c.Samples != nil {
+			t.Errorf("%s %s: status %s reason %q timed %q", tc.d.name, tc.spec.Algorithm, c.Status, c.Reason, c.timedCheck)
+		}
+	}
+}
+
+func TestInPlaceDecryptionAlternatesTagsAndPassesTheCheck(t *testing.T) {
+	for _, alg := range []string{"aes-128-gcm", "aes-256-gcm"} {
+		c := openWith(t, drifting{goStd{}, "honest", 1 << 62, false},
+			CaseSpec{Operation: "decrypt", Algorithm: alg, Size: 1024, Inplace: true})
+		if c.Status != statusOK || !c.layout.Inplace || !c.alternate || c.layout.Distance != 0 ||
+			c.timedCheck != "output equals the gated instance's; canaries intact" {
+			t.Errorf("%s: status %s %q layout %+v alternate %v timed %q", alg, c.Status, c.Reason, c.layout, c.alternate, c.timedCheck)
+		}
+	}
+	c := openWith(t, drifting{goStd{}, "honest", 1 << 62, false},
+		CaseSpec{Operation: "decrypt", Algorithm: "aes-128-gcm", Size: 1024, Inplace: false, AlignOffset: 7})
+	if c.Status != statusOK || c.layout.Inplace || c.layout.Distance < 1024 || c.layout.InPageOffset != 7 {
+		t.Errorf("out of place: %s %q %+v", c.Status, c.Reason, c.layout)
+	}
+}
