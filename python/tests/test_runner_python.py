@@ -5,10 +5,14 @@ environment's own cryptography, a different install from the runner's pinned one
 
 import hashlib
 import hmac
+import json
+import os
+import subprocess
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
 from runner_harness import (
+    REPO,
     Served,
     capabilities,
     corrupted_vectors,
@@ -167,3 +171,65 @@ def test_a_bad_command_line_is_one_line_and_status_2(py_runner):
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.startswith("cryptobench-runner-python: ")
+
+
+DRIFT = """
+import json, sys
+from cryptobench_pyrunner import engine, protocol, providers
+
+name, alg, op, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+real = providers.provider_by_name(name)
+prepare = real.prepare
+
+def drifting(algorithm, operation, params):
+    inner, runs = prepare(algorithm, operation, params), [0]
+    def run(data):
+        runs[0] += 1
+        out = inner(data)
+        # after 5 runs of one prepared instance, one bit of its output goes wrong
+        return out if runs[0] <= 5 else bytes([out[0] ^ 1]) + out[1:]
+    return run
+
+real.prepare = drifting
+spec = protocol.parse_case({"id": "d", "provider": name, "operation": op, "algorithm": alg,
+    "size": size, "samples": 3, "target_sample_ms": 0.5, "warmup_ms": 1}, "case")
+c = engine.OpenCase(spec)
+while c.status == "ok" and len(c.samples) < 3:
+    c.sample()
+print(json.dumps(protocol.result_message(c)))
+"""
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize(
+    ("algorithm", "operation", "size"), [("aes-256-gcm", "encrypt", 64), ("sha256", "hash", 64)]
+)
+def test_a_timed_instance_that_goes_wrong_after_the_gate_fails_its_case(
+    py_runner, provider, algorithm, operation, size
+):
+    """The gate and the reference use fresh instances; the timed one drifts after 5 runs (far
+    fewer than warm-up and calibration take), so only the check after sampling can catch it."""
+    python = REPO / "runners" / "python" / ".venv" / "bin" / "python"
+    done = subprocess.run(
+        [str(python), "-c", DRIFT, provider, algorithm, operation, str(size)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO / "runners" / "python")},
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "failed"
+    assert result["reason"].startswith("check of the timed instance after sampling: ")
+    assert "differs from the gated instance's (byte 0)" in result["reason"]
+    assert result["gate"]["timed"] == "failed"
+    assert "samples" not in result
+
+
+def test_a_result_says_how_the_case_was_measured(py_runner):
+    with Served(py_runner) as served:
+        result = measure_tiny(served, tiny_case("pyca", "aes-256-gcm", "decrypt", 64))
+    assert result["gate"]["timed"] == "output equals the gated instance's"
+    assert result["layout"]["inplace"] is False and "out of place" in result["layout"]["note"]
+    assert isinstance(result["rewarms"], int)

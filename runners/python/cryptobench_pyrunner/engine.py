@@ -5,6 +5,7 @@ An operation is a prepared callable `run(data) -> bytes` that calls the library'
 the interpreter's per-call cost is part of every figure, as it is for a Python user.
 """
 
+import math
 import time
 import tracemalloc
 from itertools import repeat
@@ -19,6 +20,13 @@ from .providers import provider_by_name
 now_ns = time.perf_counter_ns  # CLOCK_MONOTONIC on Linux, what timeit uses
 MAX_ITERATIONS = 1 << 40
 SLACK = 128
+# A sample that starts this long after the previous one ended is a new visit: it re-warms for
+# about REWARM_NS first (engine.hpp, kVisitGapNs and kRewarmNs).
+VISIT_GAP_NS = 50_000
+REWARM_NS = 750_000
+NOT_IN_PLACE = (
+    "the library's Python API returns a new bytes object for every call: measured out of place"
+)
 
 
 def make_input(kind: str, n: int, seed: int) -> bytes:
@@ -91,6 +99,15 @@ class OpenCase:
         self.run = None
         self.input = b""
         self.sink = None  # the last output of every batch: results are consumed
+        # The check of the timed instance (protocol.md, step 6).
+        self.expected: bytes | None = None
+        self.deterministic = False
+        self.keygen = False
+        self.checked = False
+        self.timed_check = ""
+        self.layout: dict | None = None
+        self.rewarms = 0
+        self.last_sample_end = 0
         try:
             self._open()
         except Unsupported as e:
@@ -129,6 +146,12 @@ class OpenCase:
         self.input = plaintext
         if spec["operation"] == "decrypt":
             self.input = provider.prepare(info["name"], "encrypt", params)(plaintext)
+            self.expected, self.deterministic = plaintext, True
+        else:
+            self._reference(provider, info, params)
+        self.layout = {"inplace": False}
+        if spec["inplace"] and info["kind"] in ("cipher", "aead"):
+            self.layout["note"] = NOT_IN_PLACE
         self._heap_and_calibrate(provider, info, params)
 
     def _open_public_key(self, provider, info: dict) -> None:
@@ -153,7 +176,27 @@ class OpenCase:
             params.keypair = vectors.public_parts(info, params.keypair)
         elif op == "decrypt":
             self.input = provider.prepare(info["name"], "encrypt", params)(message)
+        if op == "decrypt":
+            self.expected, self.deterministic = message, True
+        else:
+            self._reference(provider, info, params)
+        self.layout = {"inplace": False}
         self._heap_and_calibrate(provider, info, params)
+
+    def _reference(self, provider, info: dict, params: Params) -> None:
+        """The output of a fresh instance on the case's input, which the timed instance must still
+        give after sampling (engine.cpp, compute_reference)."""
+        op = self.spec["operation"]
+        if op == "keygen":
+            self.keygen = True  # nothing to compare
+            return
+        self.expected = bytes(provider.prepare(info["name"], op, params)(self.input))
+        if op == "encrypt" and info["kind"] == "pk-encryption":
+            return  # randomised (OAEP)
+        # Signatures are deterministic for some schemes (PKCS#1 v1.5, EdDSA) and not for others.
+        self.deterministic = op != "sign" or (
+            bytes(provider.prepare(info["name"], op, params)(self.input)) == self.expected
+        )
 
     def _heap_and_calibrate(self, provider, info: dict, params: Params) -> None:
         spec, op = self.spec, self.spec["operation"]
@@ -208,15 +251,68 @@ class OpenCase:
         self.sink = out
 
     def sample(self) -> dict:
+        self._rewarm_if_visit_began()
         n = self.iterations
         t0 = now_ns()
         self.run_ops(n)
         t1 = now_ns()
         s = {"iterations": n, "ns": t1 - t0, "ticks": 0}
         self.samples.append(s)
+        self.last_sample_end = t1
+        if len(self.samples) >= self.spec["samples"]:
+            self.check_timed_instance()
         return s
 
+    def _rewarm_if_visit_began(self) -> None:
+        """A sample that begins more than VISIT_GAP_NS after the previous one ended (another case
+        or process had the CPU) is preceded by about REWARM_NS of untimed operations; operations
+        longer than half a sample warm themselves."""
+        if now_ns() - self.last_sample_end <= VISIT_GAP_NS or self.iterations < 2:
+            return
+        per_op = self.spec["target_sample_ms"] * 1e6 / self.iterations
+        self.run_ops(math.ceil(REWARM_NS / per_op))
+        self.rewarms += 1
+
+    def check_timed_instance(self) -> None:
+        """Once the case has its samples, and at the latest at close: one more run of the timed
+        operation on the case's input gives the output a fresh instance gave after the gate
+        (deterministic operations). Python objects are immutable and bounds-checked, so there are
+        no canaries to check."""
+        if self.checked or self.status != "ok":
+            return
+        self.checked = True
+        why = ""
+        if not self.keygen:
+            try:
+                out = bytes(self.run(self.input))
+            except Exception as e:
+                why = f"the timed instance failed on the case's input: {e}"
+            else:
+                if self.deterministic and len(out) != len(self.expected):
+                    why = (
+                        f"the timed instance returned {len(out)} bytes, "
+                        f"the gated one {len(self.expected)}"
+                    )
+                elif self.deterministic and out != self.expected:
+                    at = next(
+                        i for i, (a, b) in enumerate(zip(out, self.expected, strict=True)) if a != b
+                    )
+                    why = (
+                        f"the timed instance's output differs from the gated instance's (byte {at})"
+                    )
+        if why:
+            self.fail(f"check of the timed instance after sampling: {why}")
+            self.timed_check = "failed"
+            return
+        self.timed_check = (
+            "output equals the gated instance's"
+            if self.deterministic
+            else "randomised output: not compared"
+        )
+
     def fail(self, reason: str) -> None:
+        if self.status == "failed" and self.reason:
+            return  # the first reason is the one to report
         self.status, self.reason = "failed", reason
         self.samples = []
         self.run = None

@@ -32,6 +32,7 @@ CASE_FIELDS = {
     "seed",
     "agreement",
     "cost",
+    "inplace",
 }
 OPERATIONS = ("encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive")
 _MISSING = object()
@@ -126,6 +127,9 @@ def parse_case(raw, where: str = "case") -> dict:
     s["agreement"] = raw.get("agreement", True)
     if not isinstance(s["agreement"], bool):
         f.fail("agreement", "must be true or false")
+    s["inplace"] = raw.get("inplace", True)
+    if not isinstance(s["inplace"], bool):
+        f.fail("inplace", "must be true or false")
     cost = raw.get("cost", {})
     if not isinstance(cost, dict):
         f.fail("cost", "must be an object of non-negative integers")
@@ -272,6 +276,12 @@ def result_message(c: OpenCase) -> dict:
         r["samples"] = c.samples
         r["summary"] = summarise(c.samples, s["size"])
         r["heap"] = c.heap
+        r["rewarms"] = c.rewarms
+    if c.timed_check:
+        r["gate"]["timed"] = c.timed_check
+    if c.layout is not None:
+        r["inplace"] = c.layout["inplace"]
+        r["layout"] = c.layout
     r["max_rss_kb"] = max_rss_kb()
     return r
 
@@ -353,6 +363,7 @@ def _serve_one(cmd: str, req: dict, open_cases: dict, totals: Totals) -> dict:
         raise SpecError(f"id: no open case '{cid}'")
     c = open_cases[cid]
     if cmd == "close":
+        c.check_timed_instance()
         del open_cases[cid]
         totals.count(c.status)
         return result_message(c)
@@ -361,8 +372,11 @@ def _serve_one(cmd: str, req: dict, open_cases: dict, totals: Totals) -> dict:
     try:
         for _ in range(count):
             batch.append(c.sample())
+            if c.status != "ok":  # the check of the timed instance failed
+                break
     except Exception as e:
         c.fail(f"library error while sampling: {e}")
+    if c.status != "ok":
         del open_cases[cid]
         totals.count("failed")
         return result_message(c)
