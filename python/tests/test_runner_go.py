@@ -3,6 +3,9 @@ tiny gated case measures on each provider, its gate refuses a corrupted known an
 agreement artifacts equal an independent implementation's (pyca/cryptography in this process)."""
 
 import hashlib
+import json
+import os
+import subprocess
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
@@ -153,3 +156,53 @@ def test_a_bad_command_line_is_one_line_and_status_2(go_runner):
     assert (
         done.stderr.splitlines()[0] == "cryptobench-runner-go: --cpu takes a CPU number, got 'many'"
     )
+
+
+def test_a_variant_hides_cpu_features_from_the_go_runtime(go_runner):
+    """--variant re-executes the runner with GODEBUG set; both providers share the runtime, so
+    both report the variant, and the code path shows the hidden features as absent."""
+    done = run(go_runner, "list", "--variant", "go=soft")
+    assert done.returncode == 0, done.stderr
+    caps = json.loads(done.stdout)
+    for p in caps["providers"]:
+        assert p["variant"] == "soft"
+        assert [v["name"] for v in p["variants"]] == ["default", "soft", "noaesni"]
+        assert p["code_path"]["godebug"] == "cpu.all=off"
+        assert p["code_path"]["aes"] == "no" and p["code_path"]["avx2"] == "no"
+    with Served(go_runner, "--variant", "go-x=noaesni") as served:
+        assert served.hello["variants"] == {"go": "noaesni", "go-x": "noaesni"}
+        result = measure_tiny(
+            served, tiny_case("go", "aes-256-gcm", "encrypt", 1024, variant="noaesni")
+        )
+        other = served.send(
+            {"cmd": "open", "case": tiny_case("go", "sha256", "hash", 64, variant="default")}
+        )
+        served.close()
+    assert result["variant"] == "noaesni" and result["gate"]["roundtrip"] == "passed"
+    assert other["status"] == "unsupported" and "--variant go=default" in other["reason"]
+
+
+def test_without_variant_a_caller_godebug_cpu_setting_is_undone(go_runner):
+    default = capabilities(go_runner)["providers"][0]["code_path"]
+    done = subprocess.run(
+        [str(go_runner), "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "GODEBUG": "cpu.all=off,madvdontneed=1"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    path = json.loads(done.stdout)["providers"][0]
+    assert path["variant"] == "default"
+    assert path["code_path"]["aes"] == default["aes"]
+    assert path["code_path"]["godebug"] == "madvdontneed=1"  # the non-cpu entries are kept
+
+
+def test_one_runner_runs_one_variant(go_runner):
+    done = run(go_runner, "list", "--variant", "go=soft", "--variant", "go-x=default")
+    assert done.returncode == 2
+    assert "use separate runners" in done.stderr.splitlines()[0]
+    done = run(go_runner, "list", "--variant", "go=fast")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0].endswith("has no variant 'fast' (default, soft, noaesni)")

@@ -46,6 +46,7 @@ type options struct {
 	providers []string
 	cpu       int
 	pin       bool
+	variant   string // "" when no --variant was given
 }
 
 type usageError struct{ msg string }
@@ -87,9 +88,16 @@ func parseArgs(args []string) (options, error) {
 			if providerByName(p) == nil {
 				return o, &usageError{fmt.Sprintf("--variant: unknown provider '%s'", p)}
 			}
-			if variant != "default" {
-				return o, &usageError{fmt.Sprintf("--variant: %s has only the variant 'default'", p)}
+			if findVariant(variant) == nil {
+				return o, &usageError{fmt.Sprintf("--variant: %s has no variant '%s' (%s)", p, variant,
+					variantNames())}
 			}
+			if o.variant != "" && o.variant != variant {
+				return o, &usageError{fmt.Sprintf("--variant: go and go-x share one Go runtime, so "+
+					"one runner runs both as one variant, not %s and %s; use separate runners",
+					o.variant, variant)}
+			}
+			o.variant = variant
 		case a == "--provider" && o.command == "check":
 			v, err := value()
 			if err != nil {
@@ -189,8 +197,8 @@ func capabilities() msg {
 			offered[a] = true
 			algs = append(algs, msg{"name": a, "operations": findAlgorithm(a).Operations})
 		}
-		provs = append(provs, msg{"name": p.Name(), "version": p.Version(), "variant": "default",
-			"variants":   []msg{{"name": "default", "description": "the library as built", "env": msg{}}},
+		provs = append(provs, msg{"name": p.Name(), "version": p.Version(), "variant": currentVariant,
+			"variants":   variantsJSON(),
 			"algorithms": algs, "code_path": p.CodePath()})
 		libs[p.Name()] = p.Version()
 	}
@@ -247,7 +255,7 @@ func commandCheck(names []string, out io.Writer) int {
 					status = statusOK
 				}
 				t.count(status)
-				emit(out, msg{"type": "check", "provider": name, "variant": "default", "algorithm": alg,
+				emit(out, msg{"type": "check", "provider": name, "variant": currentVariant, "algorithm": alg,
 					"operation": op, "status": status, "reason": g.Reason, "gate": gateJSON(g)})
 			}
 		}
@@ -277,6 +285,15 @@ func main() {
 	if err == nil && o.command == "--help" {
 		fmt.Print(usage)
 		return
+	}
+	if err == nil {
+		// Every command runs as one variant; without --variant that is 'default', whatever
+		// GODEBUG the caller's environment had.
+		currentVariant = o.variant
+		if currentVariant == "" {
+			currentVariant = "default"
+		}
+		err = selectVariant(currentVariant)
 	}
 	if err == nil {
 		switch o.command {
