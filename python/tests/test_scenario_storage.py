@@ -86,3 +86,51 @@ def test_bad_input_is_one_line(tmp_path, capsys):
 def test_a_missing_tool_is_a_skip_with_its_reason(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None if name == "cryfs" else "/bin/true")
     assert "cryfs not installed" in all_systems()["cryfs"].missing()
+
+
+KERNEL_AND_BLOCK = ("fscrypt", "qemu-img", "nbdkit", "nbdfuse")
+
+
+@pytest.mark.skipif(
+    any(shutil.which(t) is None for t in KERNEL_AND_BLOCK),
+    reason=", ".join(KERNEL_AND_BLOCK) + " needed (make setup installs them)",
+)
+def test_fscrypt_and_userspace_luks_on_real_mounts(tmp_path, monkeypatch):
+    """fscrypt on the run's ext4 image and a LUKS image through nbdkit/nbdfuse/loop: measured,
+    a wrong password refused by each, the flipped byte lands in the probe's ciphertext (XTS is
+    unauthenticated, so the read returns changed data, not the original), fscrypt skipped on
+    tmpfs with its reason, and nothing left behind — not even fscrypt's global files."""
+    monkeypatch.setenv("CRYPTOBENCH_STATE_DIR", str(tmp_path / "state"))
+    global_files = [p for p in (Path("/etc/fscrypt.conf"), Path("/.fscrypt")) if p.exists()]
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    db = tmp_path / "r.db"
+    argv = ["storage", "--systems", "ext4,fscrypt,luks-nbd", "--backings", "ext4,tmpfs"]
+    argv += ["--size", "4M", "--runs", "1", "--no-bonnie", "--workdir", str(workdir)]
+    assert cli.main([*argv, "--db", str(db)]) == 0
+    figures = Store.open(db).figures(1)
+    dd = {
+        (f.key["system"], f.key["backing"]): f
+        for f in figures
+        if f.metric == "throughput" and f.key.get("workload") == "dd write"
+    }
+    assert {("fscrypt", "ext4"), ("luks-nbd", "ext4"), ("luks-nbd", "tmpfs")} <= set(dd)
+    assert all(f.status == "ok" and f.median > 0 for f in dd.values())
+    skipped = [f for f in figures if f.status == "skipped" and f.key.get("system") == "fscrypt"]
+    assert skipped and "tmpfs has no fscrypt" in skipped[0].reason
+    checks = {
+        (f.key["system"], f.key["backing"], f.key["check"]): f
+        for f in figures
+        if f.metric == "passed"
+    }
+    for system, backing in (("fscrypt", "ext4"), ("luks-nbd", "ext4"), ("luks-nbd", "tmpfs")):
+        got = {c: checks[(system, backing, c)] for s, b, c in checks if (s, b) == (system, backing)}
+        assert got["wrong password refused"].values == (1.0,)
+        assert got["plaintext absent from the backing store"].values == (1.0,)
+        assert got["file names hidden"].values == (1.0,)
+        flipped = got["flipped byte detected"]
+        assert flipped.values == (0.0,)
+        assert flipped.extra["detail"] == "not detected: read returned changed data"
+    assert _leftovers(str(workdir)) == []
+    assert not list(workdir.iterdir())
+    assert [p for p in (Path("/etc/fscrypt.conf"), Path("/.fscrypt")) if p.exists()] == global_files

@@ -111,7 +111,19 @@ def make_base(ledger, work: Path, backing: str, size: int) -> Path:
     image = work / "ext4.img"
     with open(image, "wb") as f:
         f.truncate(_image_bytes(size))
-    _run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", str(image)])
+    # -O encrypt: fscrypt needs the feature; files outside an encrypted directory are unchanged.
+    _run(
+        [
+            "mkfs.ext4",
+            "-q",
+            "-F",
+            "-O",
+            "encrypt",
+            "-E",
+            "lazy_itable_init=0,lazy_journal_init=0",
+            str(image),
+        ]
+    )
     device = _run(["losetup", "-f"])
     ledger.add("loop", device=device, backing=str(image))
     _run(["losetup", device, str(image)])
@@ -128,12 +140,13 @@ def measure_system(
     mnt = work / f"{system.name}-{backing}-mnt"
     back.mkdir()
     try:
-        system.create(back, work)
+        system.create(ledger, back, work, spec["size"])
         mounted = system.mount(ledger, back, mnt, work)
     except (MountFailed, subprocess.SubprocessError, OSError) as e:
         db.add_figures(run_id, [failed(key, "mount", "-", str(e)[-300:])])
         return
     measured = False
+    target = None
     try:
         for _ in range(spec["runs"]):
             figs: list[Figure] = []
@@ -161,14 +174,18 @@ def measure_system(
                     figs.append(failed(key, "workload", "-", str(e)[-300:]))
             db.add_figures(run_id, figs)
             measured = True
-        if system.fuse:
-            security.write_probe(mounted)
+        if system.encrypted:
+            probe = security.write_probe(mounted)
+            try:
+                target = system.flip_target(mounted, probe)
+            except OSError:
+                target = None  # the check then flips a byte of the largest backing file
     finally:
         system.unmount(ledger, mounted)
-    if system.fuse and measured:
-        checks = security.at_rest(key, back)
+    if system.encrypted and measured:
+        checks = security.at_rest(key, back, system.at_rest_files(back))
         checks.append(security.wrong_password(system, ledger, back, mnt, work, key))
-        checks.append(security.flipped_byte(system, ledger, back, mnt, work, key))
+        checks.append(security.flipped_byte(system, ledger, back, mnt, work, key, target))
         db.add_figures(run_id, checks)
     shutil.rmtree(back, ignore_errors=True)
 
@@ -246,6 +263,11 @@ def command(args: argparse.Namespace) -> int:
                 for name in spec["systems"]:
                     system = systems[name]
                     if system.missing() or (backing == "tmpfs" and name in ("tmpfs",)):
+                        continue
+                    why = system.unsupported_on(backing)
+                    if why:
+                        key = {"system": name, "backing": backing}
+                        db.add_figures(run_id, [skipped(key, "mount", "-", why)])
                         continue
                     print(f"run {run_id}: {system.label} on {backing}", file=sys.stderr, flush=True)
                     measure_system(db, run_id, ledger, system, base, work, backing, spec, tar)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cryptobench.figures import Figure
 from cryptobench.scenarios.resources import Ledger
+from cryptobench.scenarios.storage import blocks
 from cryptobench.scenarios.storage.model import MARKER, NAME_MARKER, WRONG_PASSWORD
 from cryptobench.scenarios.storage.systems import Mounted, MountFailed, System
 
@@ -32,9 +33,10 @@ def _backing_files(backing: Path) -> list[Path]:
     return [p for p in backing.rglob("*") if p.is_file() and not p.name.endswith(skip)]
 
 
-def at_rest(key: dict, backing: Path) -> list[Figure]:
-    files = _backing_files(backing)
-    leaked = [p for p in files if MARKER in p.read_bytes()]
+def at_rest(key: dict, backing: Path, files: list[Path] | None = None) -> list[Figure]:
+    """`files`: where the ciphertext is when not in files under `backing` (an image)."""
+    files = _backing_files(backing) if files is None else files
+    leaked = [p for p in files if blocks.contains(p, MARKER)]
     names = [p for p in backing.rglob("*") if NAME_MARKER in p.name]
     return [
         _check(
@@ -71,15 +73,27 @@ def wrong_password(
 
 
 def flipped_byte(
-    system: System, ledger: Ledger, backing: Path, mnt: Path, work: Path, key: dict
+    system: System,
+    ledger: Ledger,
+    backing: Path,
+    mnt: Path,
+    work: Path,
+    key: dict,
+    target: tuple[Path, int] | None = None,
 ) -> Figure:
-    files = sorted(_backing_files(backing), key=lambda p: p.stat().st_size)
-    if not files:
-        return _check(key, "flipped byte detected", False, "no backing file to flip")
-    target = files[-1]
-    data = bytearray(target.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    target.write_bytes(bytes(data))
+    """Flips one byte of the probe's ciphertext: at `target` (file, offset) when the system
+    said where it lies, else in the middle of the largest backing file."""
+    if target is None:
+        files = sorted(_backing_files(backing), key=lambda p: p.stat().st_size)
+        if not files:
+            return _check(key, "flipped byte detected", False, "no backing file to flip")
+        target = (files[-1], files[-1].stat().st_size // 2)
+    try:
+        blocks.flip_byte(*target)
+    except OSError as e:
+        return _check(key, "flipped byte detected", False, f"cannot flip a byte: {e}")
+    with open("/proc/sys/vm/drop_caches", "w") as f:  # no decrypted copy survives in memory
+        f.write("3\n")
     try:
         mounted = system.mount(ledger, backing, mnt, work)
     except MountFailed as e:

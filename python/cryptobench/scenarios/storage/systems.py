@@ -56,6 +56,7 @@ class System:
     authenticated: bool | None  # detects a flipped byte on read
     fuse: bool = True
     needs_root: bool = False
+    encrypted: bool = True  # the security checks apply
 
     def missing(self) -> str | None:
         absent = [t for t in self.tools if shutil.which(t) is None]
@@ -67,10 +68,24 @@ class System:
             return "needs root"
         return None
 
+    def unsupported_on(self, backing_kind: str) -> str | None:
+        """Why the system cannot sit on this backing ("ext4" or "tmpfs"), or None."""
+        return None
+
     # ---- per system -------------------------------------------------------------------------
 
-    def create(self, backing: Path, work: Path) -> None:
-        """Makes a new encrypted directory in `backing` (nothing for clean baselines)."""
+    def create(self, ledger: Ledger, backing: Path, work: Path, size: int) -> None:
+        """Makes a new encrypted directory in `backing` (nothing for clean baselines); `size`
+        is the workloads' file size."""
+
+    def at_rest_files(self, backing: Path) -> list[Path] | None:
+        """Where to look for leaked plaintext, when not the files under `backing`."""
+        return None
+
+    def flip_target(self, mounted: "Mounted", probe: Path) -> tuple[Path, int] | None:
+        """Where the probe's ciphertext lies (file, offset), when not in a backing file of its
+        own; asked while mounted."""
+        return None
 
     def mount_argv(self, backing: Path, mnt: Path, work: Path, password: str) -> list[str]:
         """The daemon's command line, in the foreground (FUSE systems override it)."""
@@ -136,7 +151,7 @@ class Gocryptfs(System):
         path.chmod(0o600)
         return path
 
-    def create(self, backing: Path, work: Path) -> None:
+    def create(self, ledger, backing, work, size):
         argv = ["gocryptfs", "-init", "-q", "-passfile", str(self._passfile(work, PASSWORD))]
         subprocess.run(
             [*argv, *(["-xchacha"] if self.xchacha else []), str(backing)],
@@ -165,7 +180,7 @@ class Encfs(System):
         self.paranoia = paranoia
         self._creating = False
 
-    def create(self, backing: Path, work: Path) -> None:
+    def create(self, ledger, backing, work, size):
         self._creating = True  # encfs creates its volume on the first mount
 
     def mount_argv(self, backing, mnt, work, password):
@@ -197,7 +212,7 @@ class Securefs(System):
     def __init__(self):
         super().__init__("securefs", "securefs", ("securefs", "fusermount3"), True)
 
-    def create(self, backing: Path, work: Path) -> None:
+    def create(self, ledger, backing, work, size):
         subprocess.run(
             ["securefs", "create", "--pass", PASSWORD, str(backing)],
             check=True,
@@ -245,7 +260,7 @@ class Ext4(System):
     """The clean baseline: a directory on the run's fresh ext4 image itself."""
 
     def __init__(self):
-        super().__init__("ext4", "ext4 (clean)", (), None, fuse=False)
+        super().__init__("ext4", "ext4 (clean)", (), None, fuse=False, encrypted=False)
 
     def mount(self, ledger, backing, mnt, work, password=PASSWORD):
         backing.mkdir(parents=True, exist_ok=True)
@@ -260,7 +275,13 @@ class Tmpfs(System):
 
     def __init__(self):
         super().__init__(
-            "tmpfs", "tmpfs (clean, in memory)", ("mount",), None, fuse=False, needs_root=True
+            "tmpfs",
+            "tmpfs (clean, in memory)",
+            ("mount",),
+            None,
+            fuse=False,
+            needs_root=True,
+            encrypted=False,
         )
 
     def mount(self, ledger, backing, mnt, work, password=PASSWORD):
@@ -283,6 +304,9 @@ class Tmpfs(System):
 
 
 def all_systems() -> dict[str, System]:
+    from cryptobench.scenarios.storage.fscrypt import Fscrypt
+    from cryptobench.scenarios.storage.luks import LuksNbd
+
     systems = [
         Ext4(),
         Tmpfs(),
@@ -293,5 +317,7 @@ def all_systems() -> dict[str, System]:
         Cryfs(),
         Securefs(),
         RcloneCrypt(),
+        Fscrypt(),
+        LuksNbd(),
     ]
     return {s.name: s for s in systems}
