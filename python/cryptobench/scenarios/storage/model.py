@@ -102,9 +102,10 @@ PAPER_BONNIE: dict[str, tuple[float, ...]] = {
 PAPER_SOURCE = "the 2009 comparison (002): its dd runs and its bonnie summary tables"
 # What stands in here for the paper's systems.
 STAND_INS = {
-    "geli / gbde / TrueCrypt (block devices)": "luks-nbdkit: LUKS aes-xts-plain64 decrypted in "
+    "geli / gbde / TrueCrypt (block devices)": "luks-nbd: LUKS aes-xts-plain64 decrypted in "
     "user space by nbdkit's luks filter (no device-mapper here)",
     "cryptofs (FUSE)": "gocryptfs, CryFS, securefs, rclone crypt",
     "encfs (FUSE)": "encfs (standard and paranoia)",
     "clean UFS": "ext4 on a loop image, and tmpfs",
+    "(not in the paper)": "fscrypt, the kernel's file-level encryption on ext4",
 }
