@@ -233,3 +233,33 @@ def test_a_result_says_how_the_case_was_measured(py_runner):
     assert result["gate"]["timed"] == "output equals the gated instance's"
     assert result["layout"]["inplace"] is False and "out of place" in result["layout"]["note"]
     assert isinstance(result["rewarms"], int)
+
+
+def test_variants_switch_pycas_openssl_by_environment_and_pycryptodome_by_its_flag(py_runner):
+    done = run(py_runner, "list", "--variant", "pyca=soft", "--variant", "pycryptodome=noaesni")
+    assert done.returncode == 0, done.stderr
+    providers = {p["name"]: p for p in json.loads(done.stdout)["providers"]}
+    # pyca's OpenSSL read the mask at load: the runner re-executed itself with it set.
+    assert providers["pyca"]["variant"] == "soft"
+    assert providers["pyca"]["code_path"]["OPENSSL_ia32cap"] == "~0x200000200000000"
+    assert [v["name"] for v in providers["pyca"]["variants"]] == ["default", "soft"]
+    assert providers["pycryptodome"]["variant"] == "noaesni"
+    assert providers["pycryptodome"]["code_path"]["aes_ni_used"] == "no"
+    env = {**os.environ, "OPENSSL_ia32cap": "~0x200000200000000"}
+    done = subprocess.run(
+        [str(py_runner), "list"], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    default = {p["name"]: p for p in json.loads(done.stdout)["providers"]}["pyca"]
+    assert default["variant"] == "default" and default["code_path"]["OPENSSL_ia32cap"] == ""
+    with Served(py_runner, "--variant", "pycryptodome=noaesni") as served:
+        assert served.hello["variants"] == {"pyca": "default", "pycryptodome": "noaesni"}
+        case = tiny_case("pycryptodome", "aes-256-gcm", "decrypt", 1024, variant="noaesni")
+        result = measure_tiny(served, case)
+        other = served.send(
+            {"cmd": "open", "case": tiny_case("pyca", "sha256", "hash", 64, variant="soft")}
+        )
+        served.close()
+    assert result["variant"] == "noaesni" and result["gate"]["roundtrip"] == "passed"
+    assert other["status"] == "unsupported" and "--variant pyca=soft" in other["reason"]
+    done = run(py_runner, "list", "--variant", "pyca=noaesni")
+    assert done.returncode == 2 and "pyca has no variant 'noaesni' (default, soft)" in done.stderr

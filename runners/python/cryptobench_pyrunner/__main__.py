@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from . import RUNNER, protocol, vectors
+from . import RUNNER, protocol, variants, vectors
 from .providers import NAMES
 
 USAGE = f"""usage: {RUNNER} list  [--variant P=V]...
@@ -26,8 +26,10 @@ def _variant(value: str) -> str:
         raise argparse.ArgumentTypeError(f"--variant takes PROVIDER=VARIANT, got '{value}'")
     if provider not in NAMES:
         raise argparse.ArgumentTypeError(f"--variant: unknown provider '{provider}'")
-    if variant != "default":
-        raise argparse.ArgumentTypeError(f"--variant: {provider} has only the variant 'default'")
+    if variant not in variants.names(provider):
+        raise argparse.ArgumentTypeError(
+            f"{provider} has no variant '{variant}' ({', '.join(variants.names(provider))})"
+        )
     return value
 
 
@@ -42,6 +44,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.provider and args.command != "check":
         parser.error(f"--provider is for check, not {args.command}")
+    chosen: dict[str, str] = {}
+    for value in args.variant:
+        provider, _, variant = value.partition("=")
+        if chosen.setdefault(provider, variant) != variant:
+            parser.error(f"--variant: {provider} given twice ({chosen[provider]}, {variant})")
+    try:  # may re-execute the runner with the variants' environment
+        variants.select(chosen, sys.argv[1:] if argv is None else argv)
+    except (RuntimeError, OSError) as e:
+        parser.error(str(e))
     if args.vectors:
         vectors.set_dir(args.vectors)
     if args.command == "list":

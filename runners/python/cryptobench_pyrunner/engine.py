@@ -10,7 +10,7 @@ import time
 import tracemalloc
 from itertools import repeat
 
-from . import catalogue, vectors
+from . import catalogue, variants, vectors
 from .common import ByteStream, Params
 from .errors import Unsupported
 from .gate import GateReport, run_gate
@@ -76,12 +76,13 @@ def resolve(spec: dict):
         raise Unsupported(f"unknown provider {spec['provider']}")
     if provider.unusable:
         raise Unsupported(provider.unusable)
-    if spec.get("variant") not in ("", None, "default"):
+    running = variants.CURRENT[spec["provider"]]
+    if spec.get("variant") not in ("", None, running):
         raise Unsupported(
-            f"this runner runs {spec['provider']} as variant 'default'; start one with "
+            f"this runner runs {spec['provider']} as variant '{running}'; start one with "
             f"--variant {spec['provider']}={spec['variant']}"
         )
-    spec["variant"] = "default"
+    spec["variant"] = running
     if spec["algorithm"] not in provider.algorithms():
         raise Unsupported(f"{spec['provider']} does not offer {spec['algorithm']}")
     return info, provider

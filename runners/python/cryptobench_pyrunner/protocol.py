@@ -9,7 +9,7 @@ import socket
 
 import cryptobench_pyrunner as pkg
 
-from . import catalogue
+from . import catalogue, variants
 from .engine import OpenCase, summarise
 from .errors import SpecError
 from .providers import NAMES, all_providers, provider_by_name
@@ -204,8 +204,8 @@ def capabilities() -> dict:
         entry = {
             "name": p.name,
             "version": p.version() if not p.unusable else "",
-            "variant": "default",
-            "variants": [{"name": "default", "description": "the library as installed", "env": {}}],
+            "variant": variants.CURRENT[p.name],
+            "variants": variants.listing(p.name),
             "algorithms": [
                 {"name": a, "operations": catalogue.find(a)["operations"]} for a in p.algorithms()
             ],
@@ -235,7 +235,7 @@ def hello(cpu: int | None) -> dict:
         "runner_version": pkg.VERSION,
         "pid": os.getpid(),
         "cpu": cpu,
-        "variants": dict.fromkeys(NAMES, "default"),
+        "variants": dict(variants.CURRENT),
     }
 
 
@@ -421,7 +421,7 @@ def check(names: list[str], out) -> int:
                     {
                         "type": "check",
                         "provider": name,
-                        "variant": "default",
+                        "variant": variants.CURRENT[name],
                         "algorithm": alg,
                         "operation": op,
                         "status": status,

@@ -1,6 +1,7 @@
 """Provider `pyca`: pyca/cryptography (its OpenSSL-backed hazmat API, the library's normal API for
 these primitives). Its version names the OpenSSL it bundles."""
 
+import os
 import warnings
 
 import cryptography
@@ -123,7 +124,10 @@ class Pyca(Provider):
         return f"cryptography {cryptography.__version__} ({backend.openssl_version_text()})"
 
     def code_path(self) -> dict:
-        return {"openssl": backend.openssl_version_text()}
+        return {
+            "openssl": backend.openssl_version_text(),
+            "OPENSSL_ia32cap": os.environ.get("OPENSSL_ia32cap", ""),  # noqa: SIM112 (its name)
+        }
 
     def prepare(self, alg: str, op: str, params):
         if alg not in ALGORITHMS:

@@ -22,7 +22,7 @@ from Crypto.Protocol.KDF import HKDF, PBKDF2, scrypt
 from Crypto.PublicKey import ECC, RSA
 from Crypto.Signature import DSS, eddsa, pkcs1_15, pss
 
-from .. import catalogue
+from .. import catalogue, variants
 from ..errors import Rejected, Unsupported
 from . import Provider
 from ._keys import field_bytes, to_bytes, to_int
@@ -90,6 +90,14 @@ class PyCryptodome(Provider):
     def version(self) -> str:
         return f"pycryptodome {Crypto.__version__}"
 
+    def code_path(self) -> dict:
+        from Crypto.Util._cpu_features import have_aes_ni
+
+        return {
+            "aes_ni_in_cpu": "yes" if have_aes_ni() else "no",
+            "aes_ni_used": "yes" if have_aes_ni() and _aesni() else "no",
+        }
+
     def prepare(self, alg: str, op: str, params):
         if alg not in ALGORITHMS:
             raise Unsupported(f"pycryptodome does not offer {alg}")
@@ -147,6 +155,11 @@ class PyCryptodome(Provider):
         return {"priv": k.seed, "pub": k.public_key().export_key(format="raw")}
 
 
+def _aesni() -> bool:
+    """The variant `noaesni` is PyCryptodome's own switch (variants.py)."""
+    return variants.CURRENT["pycryptodome"] != "noaesni"
+
+
 def _symmetric(alg: str, op: str, params):
     key, iv, aad = params.key, params.iv, params.aad
     enc = op == "encrypt"
@@ -154,7 +167,7 @@ def _symmetric(alg: str, op: str, params):
         if alg.endswith("gcm"):
 
             def new():
-                return AES.new(key, AES.MODE_GCM, nonce=iv)
+                return AES.new(key, AES.MODE_GCM, nonce=iv, use_aesni=_aesni())
         else:
 
             def new():
@@ -192,16 +205,16 @@ def _symmetric(alg: str, op: str, params):
     elif alg.endswith("ctr"):
         # The catalogue's IV is the whole 128-bit big-endian counter block.
         def new():
-            return AES.new(key, AES.MODE_CTR, nonce=b"", initial_value=iv)
+            return AES.new(key, AES.MODE_CTR, nonce=b"", initial_value=iv, use_aesni=_aesni())
     elif alg.endswith("cfb"):
 
         def new():
-            return AES.new(key, AES.MODE_CFB, iv=iv, segment_size=128)
+            return AES.new(key, AES.MODE_CFB, iv=iv, segment_size=128, use_aesni=_aesni())
     else:
         mode = MODES[alg.rsplit("-", 1)[1]]
 
         def new():
-            return AES.new(key, mode, iv=iv)
+            return AES.new(key, mode, iv=iv, use_aesni=_aesni())
 
     new()
     if enc:
