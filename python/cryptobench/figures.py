@@ -67,3 +67,33 @@ def failed(key: dict[str, Any], metric: str, unit: str, reason: str, **extra: An
 
 def skipped(key: dict[str, Any], metric: str, unit: str, reason: str, **extra: Any) -> Figure:
     return Figure(key, metric, unit, status="skipped", reason=reason, extra=extra)
+
+
+def pool(figures: list[Figure]) -> list[Figure]:
+    """One figure per identity (key and metric), in the order first measured. A scenario may
+    store a figure's repetitions one at a time, as each is measured (so a stopped run keeps
+    them); they are one figure whose values are every repetition's. Repetitions that failed or
+    were skipped beside ones that measured are named in `extra["not_ok"]`; a figure no
+    repetition measured keeps its first status and reason."""
+    by_identity: dict[tuple[str, str], list[Figure]] = {}
+    for f in figures:
+        by_identity.setdefault(f.identity, []).append(f)
+    out = []
+    for group in by_identity.values():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        ok = [f for f in group if f.status == "ok"]
+        if not ok:
+            out.append(group[0])
+            continue
+        extra = {k: v for f in reversed(ok) for k, v in f.extra.items()}
+        not_ok = [f"{f.status}: {f.reason}" for f in group if f.status != "ok"]
+        if not_ok:
+            extra["not_ok"] = not_ok
+        first = ok[0]
+        values = tuple(v for f in ok for v in f.values)
+        out.append(
+            Figure(first.key, first.metric, first.unit, values, first.better, "ok", "", extra)
+        )
+    return out

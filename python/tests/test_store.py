@@ -244,3 +244,39 @@ def test_scenario_figures_are_appended_and_read_back_in_order(tmp_path):
     got = db.figures(run_id)
     assert got[0] == first and got[0].median == 2.0
     assert (got[1].status, got[1].reason, got[1].values) == ("failed", "mount failed", ())
+
+
+def test_a_figures_repetitions_stored_one_at_a_time_are_read_as_one_figure(tmp_path):
+    """A scenario stores each repetition as it is measured (storage: one row per run); the
+    median of the figure is over every repetition, in show, report, export and compare alike."""
+    from cryptobench.figures import Figure, skipped
+
+    db = store.Store.open(tmp_path / "r.db")
+    run_id = db.create_run(
+        suite="scenario:x",
+        settings={},
+        argv=["cryptobench"],
+        versions={"cryptobench": "0", "runner": "x", "runner_version": "0", "runner_path": ""},
+        machine={"hostname": "h"},
+        libraries=[],
+        cases=[],
+    )
+    key = {"system": "gocryptfs", "workload": "dd write"}
+    other = {"system": "encfs", "workload": "dd write"}
+    for value in (100.0, 300.0, 200.0):
+        db.add_figures(run_id, [Figure(key, "throughput", "MB/s", [value])])
+        db.add_figures(run_id, [Figure(other, "throughput", "MB/s", [value / 10])])
+    bonnie = {"system": "ext4", "workload": "bonnie read"}
+    db.add_figures(run_id, [skipped(bonnie, "throughput", "K/s", "too fast")])
+    db.add_figures(run_id, [Figure(bonnie, "throughput", "K/s", [5.0])])
+    db.add_figures(run_id, [skipped({"system": "x"}, "mount", "-", "no tool")])
+    got = db.figures(run_id)
+    assert [(f.key["system"], f.values) for f in got] == [
+        ("gocryptfs", (100.0, 300.0, 200.0)),
+        ("encfs", (10.0, 30.0, 20.0)),
+        ("ext4", (5.0,)),
+        ("x", ()),
+    ]
+    assert got[0].median == 200.0
+    assert got[2].status == "ok" and got[2].extra["not_ok"] == ["skipped: too fast"]
+    assert (got[3].status, got[3].reason) == ("skipped", "no tool")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
-from cryptobench.figures import Figure
+from cryptobench.figures import Figure, pool
 from cryptobench.plan import CaseSpec
 from cryptobench.store import engine as engines
 from cryptobench.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -505,12 +505,13 @@ class Store:
             )
 
     def figures(self, run_id: int) -> list[Figure]:
+        """The run's figures, a figure's repetitions stored one row each pooled into one."""
         rows = self.conn.execute(
             "SELECT key, metric, unit, better, status, reason, vals, extra FROM figures"
             " WHERE run_id = ? ORDER BY seq",
             (run_id,),
         )
-        return [
+        return pool([
             Figure(
                 key=json.loads(r["key"]),
                 metric=r["metric"],
@@ -522,7 +523,7 @@ class Store:
                 extra=json.loads(r["extra"]),
             )
             for r in rows
-        ]
+        ])  # fmt: skip
 
     # ---- calibrations (noise.py) ---------------------------------------------------------------
 
