@@ -134,3 +134,51 @@ def test_fscrypt_and_userspace_luks_on_real_mounts(tmp_path, monkeypatch):
     assert _leftovers(str(workdir)) == []
     assert not list(workdir.iterdir())
     assert [p for p in (Path("/etc/fscrypt.conf"), Path("/.fscrypt")) if p.exists()] == global_files
+
+
+# Real bonnie++ 2.00a CSV lines from this machine (-f: no per-character columns).
+BONNIE_TOO_FAST = (
+    "1.98,2.00a,vm,1,1795604475,64M,,8192,5,,,+++++,+++,+++++,+++,,,+++++,+++,+++++,+++,"
+    ",,,,,,,,,,,,,,,,,,2448us,94us,,4037us,7864us,,,,,,"
+)
+BONNIE_TIMED = (
+    "1.98,2.00a,vm,1,1795604475,1G,,8192,5,,,90470,26,41660,29,,,310512,41,1834,62,"
+    ",,,,,,,,,,,,,,,,,,2448us,94us,,4037us,7864us,,,,,,"
+)
+
+
+def test_bonnie_columns_it_could_not_time_are_skipped_with_the_reason_not_dropped():
+    from cryptobench.scenarios.storage.workloads import TOO_FAST, parse_bonnie
+
+    key = {"system": "ext4", "backing": "ext4"}
+    fast = parse_bonnie("bonnie output\n" + BONNIE_TOO_FAST + "\n", key)
+    by_workload = {(f.key["workload"], f.metric): f for f in fast}
+    for name in ("write", "rewrite", "read"):
+        f = by_workload[(f"bonnie {name}", "throughput")]
+        assert (f.status, f.reason, f.unit) == ("skipped", TOO_FAST, "K/s")
+    assert by_workload[("bonnie seeks", "rate")].status == "skipped"
+    assert not [f for f in fast if f.metric == "cpu"]
+
+    timed = {(f.key["workload"], f.metric): f for f in parse_bonnie(BONNIE_TIMED, key)}
+    assert timed[("bonnie write", "throughput")].values == (90470.0,)
+    assert timed[("bonnie read", "cpu")].values == (41.0,)
+    assert timed[("bonnie seeks", "rate")].values == (1834.0,)
+    assert "bonnie putc" not in {w for w, _ in timed}
+
+
+def test_a_refusal_is_told_by_the_line_that_says_what_went_wrong():
+    from cryptobench.scenarios.storage.security import gist
+
+    cryfs = (
+        "did not mount (exit 11): CryFS Version 0.11.3\n\nPassword: \n"
+        "Deriving encryption key (this can take some time)...done\n"
+        "Error 11: Failed to decrypt the config file. Did you enter the correct password?\n"
+    )
+    assert gist(cryfs) == (
+        "Error 11: Failed to decrypt the config file. Did you enter the correct password?"
+    )
+    long = "[Error] " + "x" * 300 + " Invalid password and/or keyfile"
+    told = gist(long, limit=60)
+    assert told.startswith("…") and told.endswith("Invalid password and/or keyfile")
+    assert len(told) <= 61
+    assert gist("") == "" and gist("just one line") == "just one line"

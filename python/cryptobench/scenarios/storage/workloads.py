@@ -12,7 +12,7 @@ import tarfile
 import time
 from pathlib import Path
 
-from cryptobench.figures import Figure
+from cryptobench.figures import Figure, skipped
 
 MIB = 1 << 20
 TIMEOUT_S = 1800
@@ -215,19 +215,34 @@ def bonnie(path: Path, size: int, pids: list[int], key: dict) -> list[Figure]:
     ]
     drop_caches()
     _, _, stdout = timed(argv, pids)
+    return parse_bonnie(stdout, key)
+
+
+# bonnie++ prints "+++++" (or "+++") for a test that ended too quickly for it to time.
+TOO_FAST = (
+    "bonnie++ printed +++++: the test ended too quickly for it to time (the file is too small "
+    "for this system; use a larger --size)"
+)
+
+
+def parse_bonnie(stdout: str, key: dict) -> list[Figure]:
+    """bonnie++ 2.x CSV: version,…,name,…,size,…,putc,putc_cpu,put_block,put_block_cpu,rewrite,
+    rewrite_cpu,getc,getc_cpu,get_block,get_block_cpu,seeks,seeks_cpu,… A column it could not
+    time is a skipped figure with the reason, never a silent gap; the per-character columns are
+    empty with -f and are left out."""
     line = next(x for x in stdout.splitlines() if x.count(",") > 10)
     f = line.split(",")
-    # bonnie++ 2.x CSV: version,…,name,…,size,…,putc,putc_cpu,put_block,put_block_cpu,rewrite,
-    # rewrite_cpu,getc,getc_cpu,get_block,get_block_cpu,seeks,seeks_cpu,…
     names = ("putc", "write", "rewrite", "getc", "read", "seeks")
     start = 9  # putc, in bonnie++'s CSV format 1.98 (bonnie++ 1.98 and 2.x)
     out = []
     for i, name in enumerate(names):
-        value, cpu = f[start + 2 * i], f[start + 2 * i + 1]
+        value, cpu = f[start + 2 * i].strip(), f[start + 2 * i + 1].strip()
         k = {**key, "workload": f"bonnie {name}"}
-        unit = "1/s" if name == "seeks" else "K/s"
-        if value.strip() and "+" not in value:
-            out.append(Figure(k, "throughput" if unit == "K/s" else "rate", unit, [float(value)]))
-        if cpu.strip() and "+" not in cpu:
+        metric, unit = ("rate", "1/s") if name == "seeks" else ("throughput", "K/s")
+        if "+" in value:
+            out.append(skipped(k, metric, unit, TOO_FAST))
+        elif value:
+            out.append(Figure(k, metric, unit, [float(value)]))
+        if cpu and "+" not in cpu:
             out.append(Figure(k, "cpu", "%", [float(cpu)], "lower"))
     return out
