@@ -4,6 +4,7 @@ import argparse
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -269,8 +270,11 @@ def command(args: argparse.Namespace) -> int:
                         key = {"system": name, "backing": backing}
                         db.add_figures(run_id, [skipped(key, "mount", "-", why)])
                         continue
-                    print(f"run {run_id}: {system.label} on {backing}", file=sys.stderr, flush=True)
+                    print(f"run {run_id}: {system.label} on {backing}", file=sys.stderr, end="",
+                          flush=True)  # fmt: skip
+                    began = time.monotonic()
                     measure_system(db, run_id, ledger, system, base, work, backing, spec, tar)
+                    print(f" ({time.monotonic() - began:.0f} s)", file=sys.stderr, flush=True)
             crypto_ceiling(db, run_id)
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED

@@ -3,6 +3,7 @@ the clean file system on the same backing, and the security checks."""
 
 from cryptobench.figures import Figure
 from cryptobench.tables import text_table
+from cryptobench.units import compact
 
 CLEAN = {"ext4": "ext4", "tmpfs": "tmpfs"}
 
@@ -32,7 +33,7 @@ def throughput_rows(figures: list[Figure]) -> list[list[str]]:
                 system,
                 backing,
                 workload,
-                f"{value:.4g} {'s' if is_time else ''}".strip(),
+                f"{compact(value)} {'s' if is_time else ''}".strip(),
                 f"{cpu[(system, backing, workload)]:.0f}"
                 if (system, backing, workload) in cpu
                 else "-",

@@ -12,9 +12,26 @@ from cryptobench.scenarios.storage import blocks
 from cryptobench.scenarios.storage.model import MARKER, NAME_MARKER, WRONG_PASSWORD
 from cryptobench.scenarios.storage.systems import Mounted, MountFailed, System
 
+# Words that mark the line of a daemon's output that says what went wrong.
+TELLING = ("error", "fail", "incorrect", "invalid", "not correct", "denied", "refused", "integrity")
+
+
+def gist(message: str, limit: int = 200) -> str:
+    """The line of a tool's output that says what happened (the last one naming an error, else
+    the last line), on one line; when too long, its end from a word boundary."""
+    lines = [" ".join(line.split()) for line in message.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    telling = [line for line in lines if any(w in line.lower() for w in TELLING)]
+    line = (telling or lines)[-1]
+    if len(line) <= limit:
+        return line
+    tail = line[-limit:]
+    return "…" + (tail.split(" ", 1)[1] if " " in tail else tail)
+
 
 def _check(key: dict, name: str, passed: bool, detail: str) -> Figure:
-    detail = " ".join(detail.split())[-200:]  # one line, the end of a daemon's message
+    detail = " ".join(detail.split())
     return Figure(
         {**key, "check": name}, "passed", "bool", [1.0 if passed else 0.0], extra={"detail": detail}
     )
@@ -60,7 +77,7 @@ def wrong_password(
     try:
         mounted = system.mount(ledger, backing, mnt, work, WRONG_PASSWORD)
     except MountFailed as e:
-        return _check(key, "wrong password refused", True, str(e)[-160:])
+        return _check(key, "wrong password refused", True, gist(str(e)))
     listing = sorted(p.name for p in mounted.path.iterdir())
     system.unmount(ledger, mounted)
     return _check(
@@ -97,7 +114,7 @@ def flipped_byte(
     try:
         mounted = system.mount(ledger, backing, mnt, work)
     except MountFailed as e:
-        return _check(key, "flipped byte detected", True, f"refused to mount: {str(e)[-120:]}")
+        return _check(key, "flipped byte detected", True, f"refused to mount: {gist(str(e))}")
     try:
         done = subprocess.run(
             ["cat", str(mounted.path / NAME_MARKER)], capture_output=True, timeout=60, check=False
@@ -107,7 +124,7 @@ def flipped_byte(
                 key,
                 "flipped byte detected",
                 True,
-                f"read failed: {done.stderr.decode(errors='replace').strip()[-120:]}",
+                f"read failed: {gist(done.stderr.decode(errors='replace'))}",
             )
         expected = MARKER * (65536 // len(MARKER) + 1)
         silent = (
