@@ -60,6 +60,20 @@ def security_rows(figures: list[Figure]) -> list[list[str]]:
     ]
 
 
+def security_matrix(figures: list[Figure]) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """The checks as a matrix (one row per system and backing, pass/FAIL per check) and the
+    detail of each, for the report."""
+    checks = [f for f in figures if f.metric == "passed"]
+    names = list(dict.fromkeys(f.key["check"] for f in checks))
+    cells: dict[tuple[str, str], dict[str, str]] = {}
+    for f in checks:
+        row = cells.setdefault((f.key["system"], f.key.get("backing", "")), {})
+        row[f.key["check"]] = "pass" if f.values and f.values[0] else "FAIL"
+    rows = [[s, b, *(row.get(n, "-") for n in names)] for (s, b), row in cells.items()]
+    details = [[r[0], r[1], r[2], r[4]] for r in security_rows(figures)]
+    return ["system", "on", *names], rows, details
+
+
 def problems(figures: list[Figure]) -> list[str]:
     return [f"{f.label}: {f.status} {f.metric}: {f.reason}" for f in figures if f.status != "ok"]
 
