@@ -28,7 +28,7 @@ from typing import Any
 
 from cryptobench.errors import UserError
 
-KINDS = ("path", "mount", "loop", "netns", "link", "pid")
+KINDS = ("path", "mount", "loop", "netns", "link", "pid", "cgroup")
 
 
 def state_dir() -> Path:
@@ -77,6 +77,19 @@ def stop_pid(pid: int, started: int | None, grace_s: float = 5.0) -> None:
             time.sleep(0.05)
 
 
+def _remove_cgroup(path: Path, parent: Path) -> None:
+    """Its processes back to the parent group, then the (empty) group removed."""
+    try:
+        pids = (path / "cgroup.procs").read_text().split()
+    except OSError:
+        return  # already gone
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            (parent / "cgroup.procs").write_text(pid)
+    with contextlib.suppress(OSError):
+        path.rmdir()
+
+
 def undo(entry: dict[str, Any]) -> None:
     """Tears one recorded resource down; a resource that is already gone is fine."""
     kind = entry["kind"]
@@ -103,6 +116,8 @@ def undo(entry: dict[str, Any]) -> None:
         _run(["ip", "netns", "delete", entry["name"]])
     elif kind == "link":
         _run(["ip", "link", "delete", entry["name"]])
+    elif kind == "cgroup":
+        _remove_cgroup(Path(entry["path"]), Path(entry["parent"]))
     elif kind == "path":
         path = Path(entry["path"])
         if path.is_dir() and not path.is_symlink():

@@ -4,6 +4,7 @@ QUICK_SIZE = 64 << 20
 DEFAULT_SIZE = 1 << 30
 RUNS = 3
 QUICK_RUNS = 1
+FIO_SECONDS = 10  # each fio job stops at the file's end or after this long
 PASSWORD = "cryptobench-storage-test-password"
 WRONG_PASSWORD = "not-the-password"
 MARKER = b"CRYPTOBENCH-PLAINTEXT-MARKER-7f3a"

@@ -35,12 +35,20 @@ def _children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(argv: list[str], pids: list[int], cwd: Path | None = None) -> tuple[float, float, str]:
+def timed(
+    argv: list[str], pids: list[int], cwd: Path | None = None, preexec=None
+) -> tuple[float, float, str]:
     """Runs argv; returns (wall seconds, CPU% of it and the daemons, stdout)."""
     cpu0, own0 = _proc_cpu_s(pids), _children_cpu_s()
     start = time.perf_counter()
     done = subprocess.run(
-        argv, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=cwd, check=False
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        cwd=cwd,
+        check=False,
+        preexec_fn=preexec,
     )
     wall = time.perf_counter() - start
     if done.returncode != 0:
@@ -191,9 +199,11 @@ def space(path: Path, backing: Path, key: dict) -> list[Figure]:
     ]
 
 
-def bonnie(path: Path, size: int, pids: list[int], key: dict) -> list[Figure]:
+def bonnie(path: Path, size: int, pids: list[int], key: dict, preexec=None) -> list[Figure]:
     """bonnie++ with -r set to half the file size, so its own rule (file ≥ 2 × RAM) holds
-    without writing twice the machine's memory; the page cache is dropped before it. Its
+    without writing twice the machine's memory; the page cache is dropped before it, and
+    `preexec` puts it in a control group whose memory (page cache included) is limited to that
+    half (`pagecache.py`), so the cache cannot hide the rewrite and read phases. Its
     per-character tests are skipped (-f): bonnie++ 2.x does them with one system call per byte,
     which on a FUSE file system is one round trip to the daemon per byte (64 M of them for a
     64 MiB file: minutes per system). Block write, rewrite, block read and seeks remain."""
@@ -214,7 +224,7 @@ def bonnie(path: Path, size: int, pids: list[int], key: dict) -> list[Figure]:
         "-f",
     ]
     drop_caches()
-    _, _, stdout = timed(argv, pids)
+    _, _, stdout = timed(argv, pids, preexec=preexec)
     return parse_bonnie(stdout, key)
 
 
