@@ -182,3 +182,32 @@ def test_a_refusal_is_told_by_the_line_that_says_what_went_wrong():
     assert told.startswith("…") and told.endswith("Invalid password and/or keyfile")
     assert len(told) <= 61
     assert gist("") == "" and gist("just one line") == "just one line"
+
+
+def test_bonnie_runs_in_a_page_cache_limit_except_where_the_data_is_memory(tmp_path, monkeypatch):
+    """On a disk-backed system bonnie++ and the daemon run in a memory-limited control group;
+    on tmpfs the limit would end the writer (tmpfs pages cannot be reclaimed), so it has none —
+    and no bonnie figure fails (a first default run had bonnie++ killed by signal 9 on tmpfs)."""
+    from cryptobench.scenarios.storage.pagecache import own_memory_group
+
+    monkeypatch.setenv("CRYPTOBENCH_STATE_DIR", str(tmp_path / "state"))
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    db = tmp_path / "r.db"
+    argv = ["storage", "--systems", "tmpfs,gocryptfs", "--backings", "ext4", "--size", "8M"]
+    argv += ["--runs", "1", "--workdir", str(workdir), "--db", str(db)]
+    assert cli.main(argv) == 0
+    figures = Store.open(db).figures(1)
+    assert not [f for f in figures if f.status == "failed"], [
+        f.reason for f in figures if f.status == "failed"
+    ]
+    bonnie = {
+        f.key["system"]: f
+        for f in figures
+        if f.key.get("workload") == "bonnie write" and f.metric == "throughput"
+    }
+    assert set(bonnie) == {"tmpfs", "gocryptfs"}
+    assert bonnie["tmpfs"].extra["page_cache_limit"] is None
+    expected = 128 << 20 if own_memory_group()[0] is not None else None
+    assert bonnie["gocryptfs"].extra["page_cache_limit"] == expected
+    assert _leftovers(str(workdir)) == []

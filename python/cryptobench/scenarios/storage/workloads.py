@@ -52,7 +52,12 @@ def timed(
     )
     wall = time.perf_counter() - start
     if done.returncode != 0:
-        raise RuntimeError(f"{argv[0]} exit {done.returncode}: {done.stderr.strip()[-300:]}")
+        how = (
+            f"killed by signal {-done.returncode}"
+            if done.returncode < 0
+            else f"exit {done.returncode}"
+        )
+        raise RuntimeError(f"{argv[0]} {how}: {done.stderr.strip()[-300:]}".rstrip(": "))
     cpu = _proc_cpu_s(pids) - cpu0 + _children_cpu_s() - own0
     return wall, 100.0 * cpu / wall if wall > 0 else 0.0, done.stdout
 
