@@ -638,6 +638,10 @@ std::vector<std::string> Config::notes() const {
   out.insert(out.end(), m.crypto->notes().begin(), m.crypto->notes().end());
   for (const auto& [alg, provider] : m.crypto->used()) out.push_back(alg + " by " + provider);
   out.insert(out.end(), m.keyring->notes().begin(), m.keyring->notes().end());
+  // Each crypto library is a module loaded on first use: say which ones this process loaded.
+  std::string loaded;
+  for (const auto& name : cb::loaded_provider_names()) loaded += (loaded.empty() ? "" : ", ") + name;
+  out.push_back("crypto libraries loaded: " + loaded);
   return out;
 }
 
