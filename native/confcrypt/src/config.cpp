@@ -640,14 +640,13 @@ std::vector<std::string> Config::notes() const {
   out.insert(out.end(), m.keyring->notes().begin(), m.keyring->notes().end());
   // Each crypto library is a module loaded on first use: say which ones this process loaded.
   std::string loaded;
-  for (const auto& name : cb::loaded_provider_names()) loaded += (loaded.empty() ? "" : ", ") + name;
+  for (const auto& name : cb::loaded_provider_names())
+    loaded += (loaded.empty() ? "" : ", ") + name;
   out.push_back("crypto libraries loaded: " + loaded);
   return out;
 }
 
-const std::map<std::string, uint64_t>& Config::crypto_runs() const {
-  return impl_->crypto->runs();
-}
+const std::map<std::string, uint64_t>& Config::crypto_runs() const { return impl_->crypto->runs(); }
 
 std::string save(const KeySet& keys, const Options& options, Scheme scheme, bool whole_file) {
   Config c = Config::create(options, scheme, whole_file);

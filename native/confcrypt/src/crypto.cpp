@@ -193,8 +193,7 @@ std::string run_op(cb::Operation& op, const std::string& in, size_t expected_max
 Crypto::Crypto(const std::string& provider) : provider_name_(provider) {
   selected_ = cb::get_provider(provider);
   if (!selected_ && !cb::provider_load_error(provider).empty()) {
-    throw Failure(Status::kUnknownProvider, "provider '" + provider +
-                                                "' cannot be loaded: " +
+    throw Failure(Status::kUnknownProvider, "provider '" + provider + "' cannot be loaded: " +
                                                 cb::provider_load_error(provider));
   }
   if (!selected_) {
@@ -569,8 +568,8 @@ Header Header::from_text(const std::string& text) {
   const uint8_t version = fields[0] == "cc1" ? 1 : 2;
   // Each field is name=value with a known name, fields are separated by exactly one blank: the
   // message names what is wrong, not the next field the parser was looking for.
-  static const char* const kOrder[] = {"id", "aead", "keys", "protect", "protected",
-                                       "regex", "recipient", "mac"};
+  static const char* const kOrder[] = {"id",        "aead",  "keys",      "protect",
+                                       "protected", "regex", "recipient", "mac"};
   auto field_name = [](const std::string& f) { return f.substr(0, f.find('=')); };
   auto known = [&](const std::string& name) {
     if (name == (version == 1 ? "protected" : "protect")) return false;
@@ -605,10 +604,9 @@ Header Header::from_text(const std::string& text) {
     }
     if (optional) return std::nullopt;
     if (i < fields.size()) {
-      throw Failure(Status::kMalformed, "confcrypt header: '" + field_name(fields[i]) +
-                                            "=' where '" + name +
-                                            "=' belongs (fields out of order, or '" + name +
-                                            "=' missing)");
+      throw Failure(Status::kMalformed,
+                    "confcrypt header: '" + field_name(fields[i]) + "=' where '" + name +
+                        "=' belongs (fields out of order, or '" + name + "=' missing)");
     }
     throw Failure(Status::kMalformed, std::string("confcrypt header: missing ") + name + "=");
   };

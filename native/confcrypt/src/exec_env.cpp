@@ -110,10 +110,10 @@ void check_exec_size(const std::string& path, const std::vector<std::string>& ar
   }
   size_t total = exec_size(path, argv, envp);
   if (total > limits.total) {
-    throw Failure(Status::kTooLarge,
-                  "the environment (" + std::to_string(envp.size()) + " variables) and arguments " +
-                      "would take " + kib(total) + ", above the kernel's limit of " +
-                      kib(limits.total) + " (sysconf ARG_MAX): the command cannot be run");
+    throw Failure(Status::kTooLarge, "the environment (" + std::to_string(envp.size()) +
+                                         " variables) and arguments " + "would take " + kib(total) +
+                                         ", above the kernel's limit of " + kib(limits.total) +
+                                         " (sysconf ARG_MAX): the command cannot be run");
   }
 }
 

@@ -441,7 +441,8 @@ TEST_F(Cli, ExecRefusesAnEnvironmentTooLargeForTheKernelBeforeExec) {
                  "the variable HUGE is");
   // Many keys that fit all reach the child.
   text.clear();
-  for (int i = 0; i < 20000; ++i) text += "KEY_" + std::to_string(i) + "=v" + std::to_string(i) + "\n";
+  for (int i = 0; i < 20000; ++i)
+    text += "KEY_" + std::to_string(i) + "=v" + std::to_string(i) + "\n";
   cctest::write(big, text);
   Outcome ok = cc({"exec", big, "--unprotected", "--", "sh", "-c",
                    "env | grep -c '^KEY_'; echo \"$KEY_0 $KEY_19999\""});
@@ -458,9 +459,9 @@ TEST_F(Cli, SetRefusesAValueTheFileCannotShowInTheClear) {
                  Status::kUsage, "cannot write the file: INI cannot store a line break");
   expect_failure(cc({"set", ini_, "db/multi", "line1\nline2", "--encrypt", "--key-file", key_}),
                  Status::kUsage, "cannot write the file: INI cannot store a line break");
-  expect_failure(cc({"set", ini_, "db/nul", "-", "--encrypt", "--key-file", key_}, {},
-                    std::string("a\0b", 3)),
-                 Status::kUsage, "cannot write the file: INI cannot store a line break or NUL");
+  expect_failure(
+      cc({"set", ini_, "db/nul", "-", "--encrypt", "--key-file", key_}, {}, std::string("a\0b", 3)),
+      Status::kUsage, "cannot write the file: INI cannot store a line break or NUL");
   EXPECT_EQ(cctest::read(ini_), before);
   EXPECT_EQ(cc({"show", ini_, "--key-file", key_}).code, 0);
   // dotenv stores a line break (quoted) but not a NUL byte.
@@ -468,9 +469,9 @@ TEST_F(Cli, SetRefusesAValueTheFileCannotShowInTheClear) {
   cctest::write(env, "#@META crypto/encrypt = 1\nTOKEN=t\n");
   ASSERT_EQ(cc({"init", env, "--recipient", "keyfile:" + key_}).code, 0);
   EXPECT_EQ(cc({"set", env, "MULTI", "-", "--encrypt", "--key-file", key_}, {}, "a\nb\n").code, 0);
-  expect_failure(cc({"set", env, "NUL", "-", "--encrypt", "--key-file", key_}, {},
-                    std::string("a\0b", 3)),
-                 Status::kUsage, "cannot write the file: dotenv cannot store a NUL byte");
+  expect_failure(
+      cc({"set", env, "NUL", "-", "--encrypt", "--key-file", key_}, {}, std::string("a\0b", 3)),
+      Status::kUsage, "cannot write the file: dotenv cannot store a NUL byte");
   Outcome shown = cc({"show", env, "--key-file", key_});
   EXPECT_EQ(shown.code, 0) << shown.err;
   EXPECT_NE(shown.out.find("MULTI=\"a\\nb\""), std::string::npos) << shown.out;
@@ -487,9 +488,9 @@ TEST_F(Cli, GpgFailuresHaveTheirOwnCodes) {
   chmod(hang.c_str(), 0700);
   expect_failure(cc({"show", ini_, "--signer", alice_, "--gpg", hang, "--gpg-timeout", "0.5"}),
                  Status::kGpg, "did not finish within 0.5 s");
-  expect_failure(cc({"show", ini_, "--signer", alice_, "--gpg", hang},
-                    {"CONFCRYPT_GPG_TIMEOUT=0.3"}),
-                 Status::kGpg, "did not finish within 0.3 s");
+  expect_failure(
+      cc({"show", ini_, "--signer", alice_, "--gpg", hang}, {"CONFCRYPT_GPG_TIMEOUT=0.3"}),
+      Status::kGpg, "did not finish within 0.3 s");
   expect_failure(cc({"show", ini_, "--signer", alice_, "--gpg-timeout", "soon"}), Status::kUsage,
                  "bad gpg timeout 'soon'");
   std::string armoured = cctest::read(ini_);
@@ -507,9 +508,10 @@ TEST_F(Cli, OnlyTheCryptoLibraryInUseIsLoaded) {
   init_with_key();
   Outcome r = cc({"get", ini_, "db/password", "--key-file", key_, "--verbose"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("confcrypt: crypto libraries loaded: openssl\n"), std::string::npos) << r.err;
-  Outcome s = cc({"get", ini_, "db/password", "--key-file", key_, "--verbose", "--provider",
-                  "botan"});
+  EXPECT_NE(r.err.find("confcrypt: crypto libraries loaded: openssl\n"), std::string::npos)
+      << r.err;
+  Outcome s =
+      cc({"get", ini_, "db/password", "--key-file", key_, "--verbose", "--provider", "botan"});
   ASSERT_EQ(s.code, 0) << s.err;
   EXPECT_NE(s.err.find("confcrypt: crypto libraries loaded: botan\n"), std::string::npos) << s.err;
   // A module that cannot be loaded is named with the loader's reason.

@@ -428,8 +428,8 @@ TEST_F(PerValue, AThousandValuesCostOneKdfPerFileAndOneAeadPerValue) {
   o.secrets.passphrase = "pass";
   Config w = Config::create(o, Scheme::kPerValue);
   for (int i = 0; i < 1000; ++i) {
-    w.set("section/key" + std::to_string(i), "value number " + std::to_string(i),
-          ValueType::String, true);
+    w.set("section/key" + std::to_string(i), "value number " + std::to_string(i), ValueType::String,
+          true);
   }
   std::string file = w.save();
   EXPECT_EQ(w.crypto_runs().at("scrypt"), 1u);

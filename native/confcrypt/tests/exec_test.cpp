@@ -19,10 +19,10 @@ KeySet keys_of(const std::vector<std::pair<std::string, std::string>>& kv) {
 
 TEST(ExecEnv, KeysReplaceBaseVariablesInPlaceAndNewOnesFollowInFileOrder) {
   std::vector<std::string> base = {"PATH=/bin", "DB_PASSWORD=old", "HOME=/root"};
-  auto env = exec_environment(base, keys_of({{"db/password", "new"}, {"api/token", "t"}}), "ini",
-                              "");
-  EXPECT_EQ(env, (std::vector<std::string>{"PATH=/bin", "DB_PASSWORD=new", "HOME=/root",
-                                           "API_TOKEN=t"}));
+  auto env =
+      exec_environment(base, keys_of({{"db/password", "new"}, {"api/token", "t"}}), "ini", "");
+  EXPECT_EQ(
+      env, (std::vector<std::string>{"PATH=/bin", "DB_PASSWORD=new", "HOME=/root", "API_TOKEN=t"}));
   auto dotenv = exec_environment({}, keys_of({{"lower", "x"}, {"9x", "y"}}), "dotenv", "APP_");
   EXPECT_EQ(dotenv, (std::vector<std::string>{"APP_lower=x", "APP_9x=y"}));
 }
@@ -33,8 +33,9 @@ TEST(ExecEnv, TwoKeysForOneVariableOrANulByteAreRefused) {
     FAIL() << "no error";
   } catch (const Failure& f) {
     EXPECT_EQ(f.status(), Status::kUsage);
-    EXPECT_STREQ(f.what(), "keys 'db/pass-word' and 'db/pass_word' both map to the variable "
-                           "DB_PASS_WORD");
+    EXPECT_STREQ(f.what(),
+                 "keys 'db/pass-word' and 'db/pass_word' both map to the variable "
+                 "DB_PASS_WORD");
   }
   try {
     exec_environment({}, keys_of({{"k", std::string("a\0b", 3)}}), "ini", "");

@@ -294,7 +294,8 @@ bool process_gone(const std::string& pid_file) {
       return true;
     }
     size_t paren = stat.rfind(')');
-    if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z') return true;
+    if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z')
+      return true;
     usleep(10000);
   }
   return false;

@@ -96,18 +96,19 @@ TEST_F(HeaderVersion, ARemovedProtectedEntryIsStillDetected) {
   // Stripped: the marker kept, the value in the clear.
   std::string cleared = cctest::replace(file, line, "secret17 = attacker");
   EXPECT_EQ(status_of([&] { Config::open(cleared, o); }), Status::kUnmarkedEntry);
-  EXPECT_NE(message_of([&] { Config::open(cleared, o); })
-                .find("protected entry 's/secret17' is stored in the clear"),
+  EXPECT_NE(message_of([&] {
+              Config::open(cleared, o);
+            }).find("protected entry 's/secret17' is stored in the clear"),
             std::string::npos);
   // The marker removed, the token kept.
   std::string unmarked = cctest::replace(file, "#@META crypto/encrypt = 1\n" + line, line);
   EXPECT_EQ(status_of([&] { Config::open(unmarked, o); }), Status::kUnmarkedEntry);
   // The count in the header edited to match the removal: the MAC covers it.
   std::string header = first_line(removed);
-  std::string recounted = cctest::replace(
-      removed, header,
-      cctest::replace(cctest::replace(header, "protected=50", "protected=49"), "keys=100",
-                      "keys=99"));
+  std::string recounted =
+      cctest::replace(removed, header,
+                      cctest::replace(cctest::replace(header, "protected=50", "protected=49"),
+                                      "keys=100", "keys=99"));
   EXPECT_EQ(status_of([&] { Config::open(recounted, o); }), Status::kModified);
 }
 

@@ -29,8 +29,9 @@ struct WholeFileOpened {
 };
 // Decrypts and checks the signature. Throws Failure with kUsage (no signers configured),
 // kMalformed (not an encrypted OpenPGP message), kNoKey (no secret key here), kModified
-// (integrity check or armour checksum failed), kGpg (gpg cannot run, fails or times out), kUnsigned, kBadSignature (bad, expired or revoked), kUnknownSigner
-// (signed by a key that is not configured or not in the keyring).
+// (integrity check or armour checksum failed), kGpg (gpg cannot run, fails or times out),
+// kUnsigned, kBadSignature (bad, expired or revoked), kUnknownSigner (signed by a key that is not
+// configured or not in the keyring).
 WholeFileOpened wholefile_open(const Gpg& gpg, const std::string& data,
                                const std::vector<std::string>& signers);
 
