@@ -80,15 +80,14 @@ std::string percent_decode(const std::string& s) {
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts(1);
-  for (char c : s) {
-    if (c == sep) {
-      parts.emplace_back();
-    } else {
-      parts.back() += c;
-    }
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t end = s.find(sep, start);
+    parts.emplace_back(s, start, end == std::string::npos ? std::string::npos : end - start);
+    if (end == std::string::npos) return parts;
+    start = end + 1;
   }
-  return parts;
 }
 
 std::string join_encoded(const std::vector<std::string>& items) {
@@ -181,10 +180,14 @@ bool offers(cb::Provider& p, const std::string& algorithm) {
 
 // A run() output buffer: the adapters may write up to len + 1024 bytes.
 std::string run_op(cb::Operation& op, const std::string& in, size_t expected_max) {
-  std::string out(in.size() + 1024 + expected_max, '\0');
-  size_t n = op.run(reinterpret_cast<const uint8_t*>(in.data()), in.size(),
-                    reinterpret_cast<uint8_t*>(&out[0]));
-  out.resize(n);
+  // One scratch buffer per thread, grown as needed: a value's operation no longer allocates and
+  // zeroes a fresh one (1,000 values, 1,000 buffers).
+  thread_local std::vector<uint8_t> scratch;
+  const size_t room = in.size() + 1024 + expected_max;
+  if (scratch.size() < room) scratch.resize(room);
+  size_t n = op.run(reinterpret_cast<const uint8_t*>(in.data()), in.size(), scratch.data());
+  std::string out(reinterpret_cast<const char*>(scratch.data()), n);
+  std::fill_n(scratch.data(), n, uint8_t(0));  // no copy of a plaintext left behind in it
   return out;
 }
 
