@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "confcrypt/config.hpp"
+#include "confcrypt/exec_env.hpp"
 #include "confcrypt/format.hpp"
 #include "confcrypt/io.hpp"
 #include "confcrypt/wholefile.hpp"
@@ -65,6 +66,7 @@ const char kUsage[] =
     "  --signer FPR            trusted whole-file signer (repeatable; CONFCRYPT_SIGNERS)\n"
     "  --sign-with FPR         key to sign whole files with (default: gpg's default key)\n"
     "  --gpg PROGRAM           gpg to run (CONFCRYPT_GPG; default gpg)\n"
+    "  --gpg-timeout SECONDS   stop a gpg that runs longer (CONFCRYPT_GPG_TIMEOUT; default 60)\n"
     "  --no-prompt             never ask on the terminal\n"
     "  --unprotected           read a file that has no confcrypt header as plain configuration\n"
     "                          (without it such a file is refused: exit 21)\n"
@@ -76,7 +78,7 @@ struct Args {
   std::vector<std::string> pos;
   std::vector<std::string> exec_argv;
   bool dashdash = false;
-  std::optional<std::string> provider, format, aead, passphrase_file, sign_with, gpg;
+  std::optional<std::string> provider, format, aead, passphrase_file, sign_with, gpg, gpg_timeout;
   std::optional<std::string> master_password_file, master_password_gpg, prefix;
   std::vector<std::string> key_files, signers, recipients, regexes;
   bool encrypt = false, plain = false, verbose = false, compat = false, no_prompt = false,
@@ -118,6 +120,8 @@ Args parse_args(int argc, char** argv) {
       a.sign_with = value();
     } else if (s == "--gpg") {
       a.gpg = value();
+    } else if (s == "--gpg-timeout") {
+      a.gpg_timeout = value();
     } else if (s == "--encrypt-regex") {
       a.regexes.push_back(value());
     } else if (s == "--master-password-file") {
@@ -202,8 +206,8 @@ std::multimap<std::string, std::string> read_user_config() {
   std::istringstream in(read_input(path, size_t(1) << 20));  // a config file is small
   std::string line;
   size_t number = 0;
-  static const std::set<std::string> kNames = {"signer", "recipient", "sign-with", "provider",
-                                               "gpg"};
+  static const std::set<std::string> kNames = {"signer",   "recipient", "sign-with",
+                                               "provider", "gpg",       "gpg-timeout"};
   while (std::getline(in, line)) {
     ++number;
     std::string t = trim(line);
@@ -213,7 +217,7 @@ std::multimap<std::string, std::string> read_user_config() {
     if (!kNames.count(name)) {
       throw Failure(Status::kUsage, path + ":" + std::to_string(number) +
                                         ": expected 'name = value' with name signer, recipient, "
-                                        "sign-with, provider or gpg");
+                                        "sign-with, provider, gpg or gpg-timeout");
     }
     out.emplace(name, trim(t.substr(eq + 1)));
   }
@@ -289,6 +293,22 @@ bool have_tty() {
   return true;
 }
 
+// Seconds for --gpg-timeout: a positive number up to a day.
+double parse_timeout(const std::string& text) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !(v > 0) || v > 86400) {
+    throw Failure(Status::kUsage,
+                  "bad gpg timeout '" + text + "': seconds, more than 0 and at most 86400");
+  }
+  return v;
+}
+
 struct Setup {
   Options opts;
   std::vector<std::string> plain_recipients;  // --recipient as given
@@ -318,6 +338,9 @@ Setup make_options(const Args& a, const std::string& file) {
   std::string gpg = a.gpg ? *a.gpg : getenv_str("CONFCRYPT_GPG");
   if (gpg.empty()) gpg = conf_one("gpg").value_or("gpg");
   o.gpg.program = gpg;
+  std::string timeout = a.gpg_timeout ? *a.gpg_timeout : getenv_str("CONFCRYPT_GPG_TIMEOUT");
+  if (timeout.empty()) timeout = conf_one("gpg-timeout").value_or("");
+  if (!timeout.empty()) o.gpg.timeout_seconds = parse_timeout(timeout);
 
   if (a.passphrase_file) {
     o.secrets.passphrase = strip_newline(read_input(*a.passphrase_file, kMaxSecretBytes));
@@ -380,25 +403,6 @@ void print_notes(const Config& c, bool verbose) {
     // Created key files are always worth saying; the rest on request.
     if (verbose || n.rfind("created key file", 0) == 0) std::cerr << "confcrypt: " << n << "\n";
   }
-}
-
-// Environment variable name for a key path: dotenv names as they are; otherwise upper-case with
-// every character outside [A-Z0-9_] turned into '_' ("db/password" -> DB_PASSWORD), and a
-// leading digit prefixed with '_'.
-std::string env_name(const std::string& path, const std::string& format,
-                     const std::string& prefix) {
-  if (format == "dotenv") return prefix + path;
-  std::string n;
-  for (const auto& seg : split_path(path)) {
-    if (!n.empty()) n += '_';
-    for (char c : seg) {
-      unsigned char u = static_cast<unsigned char>(c);
-      n += std::isalnum(u) ? char(std::toupper(u)) : '_';
-    }
-  }
-  n = prefix + n;
-  if (!n.empty() && std::isdigit(static_cast<unsigned char>(n[0]))) n = "_" + n;
-  return n;
 }
 
 std::string format_name_of(const Options& o) {
@@ -594,6 +598,24 @@ int cmd_recipients(const Args& a) {
   return 0;
 }
 
+// The path execvp() would run for `name` (PATH searched when it has no '/'): the kernel copies it
+// with the arguments, so it counts against the limit. `name` itself when nothing is found.
+std::string program_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  std::string path = getenv_str("PATH");
+  if (path.empty()) path = "/bin:/usr/bin";
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return name;
+}
+
 int cmd_exec(const Args& a) {
   need(a, 1, "exec FILE [--prefix P] -- CMD [ARG...]");
   if (a.exec_argv.empty())
@@ -601,30 +623,20 @@ int cmd_exec(const Args& a) {
   Setup s = make_options(a, a.pos[0]);
   Config c = Config::open_file(a.pos[0], s.opts);
   print_notes(c, a.verbose);
-  std::string format = format_name_of(s.opts);
-  std::map<std::string, std::string> env;
-  std::map<std::string, std::string> origin;
-  for (const Key& k : c.keys().keys()) {
-    std::string name = env_name(k.path, format, a.prefix.value_or(""));
-    if (name.empty() || name.find('=') != std::string::npos) {
-      throw Failure(Status::kUsage, "key '" + k.path + "' has no environment variable name");
-    }
-    if (k.value.find('\0') != std::string::npos) {
-      throw Failure(Status::kUsage, "value of '" + k.path + "' contains a NUL byte");
-    }
-    auto [it, fresh] = origin.emplace(name, k.path);
-    if (!fresh) {
-      throw Failure(Status::kUsage, "keys '" + it->second + "' and '" + k.path +
-                                        "' both map to the variable " + name);
-    }
-    env[name] = k.value;
-  }
-  for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-  std::vector<char*> argv;
+  std::vector<std::string> base;
+  for (char** e = environ; *e; ++e) base.emplace_back(*e);
+  std::vector<std::string> env =
+      exec_environment(base, c.keys(), format_name_of(s.opts), a.prefix.value_or(""));
+  // E2BIG from execve() would come only after confcrypt is gone: checked here, with the limit
+  // the kernel applies, so the message names what is too large.
+  check_exec_size(program_path(a.exec_argv[0]), a.exec_argv, env, exec_limits());
+  std::vector<char*> argv, envp;
   for (const auto& s2 : a.exec_argv) argv.push_back(const_cast<char*>(s2.c_str()));
   argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(&e[0]);
+  envp.push_back(nullptr);
   std::cout.flush();
-  execvp(argv[0], argv.data());
+  execvpe(argv[0], argv.data(), envp.data());
   throw Failure(Status::kExec, "cannot run '" + a.exec_argv[0] + "': " + strerror(errno));
 }
 

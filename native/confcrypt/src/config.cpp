@@ -264,6 +264,25 @@ struct Config::Impl {
     }
   }
 
+  // A protected value must be storable in the clear as well: `show` writes the file with it in
+  // the clear. Checked whenever a new plaintext is encrypted (so `set --encrypt` of a value with
+  // a line break is refused as `set --plain` is, not left for `show` to fail on).
+  void check_viewable(const Key& k) const {
+    Key v;
+    v.path = k.path;
+    v.type = k.type;
+    v.value = k.type == ValueType::Binary ? to_base64_token(k.value) : k.value;
+    if (k.type == ValueType::Binary) v.type = ValueType::String;
+    auto lit = k.meta.find(kMetaJsonLiteral);
+    if (lit != k.meta.end()) v.meta[kMetaJsonLiteral] = lit->second;
+    try {
+      format->check_value(v);
+    } catch (const Error& e) {
+      throw Failure(Status::kUsage, std::string("cannot write the file: ") + e.what() +
+                                        ", encrypted or not ('show' writes it in the clear)");
+    }
+  }
+
   // The stored form of one plaintext key. Without per-value encryption (kPlain) a marker is
   // only metadata: a thesis-style file kept in the clear, or one inside whole-file encryption.
   Key stored_key(const Key& k) {
@@ -293,6 +312,7 @@ struct Config::Impl {
       s.value = it->second.stored;
       return s;
     }
+    check_viewable(k);
     if (scheme == Scheme::kPerValue) {
       s.value =
           encrypt_value(*crypto, header->aead, file_keys, header->file_id, k.path, letter, k.value);
@@ -359,7 +379,11 @@ struct Config::Impl {
       std::string first = emit_document(*doc);
       auto reread = parse_document(*format, first, opts.source);
       Header& h = *header;
+      // Written in the current header version: a version-1 file (protected paths listed in the
+      // header) is migrated here; each protected entry is marked where it stands instead.
+      h.version = kHeaderVersion;
       h.protected_paths.clear();
+      h.protected_count = 0;
       std::unordered_set<std::string> prot;
       for (const Key& k : plain.keys()) {
         if (is_protected(k)) prot.insert(k.path);
@@ -372,8 +396,15 @@ struct Config::Impl {
               Status::kInternal,
               "the " + format->name() + " writer did not keep the token of '" + k.path + "'");
         }
+        if (!enc && looks_like_token(k.value)) {
+          // A reader takes every token for an encrypted entry.
+          throw Failure(Status::kUsage, "the value of '" + k.path + "' starts with '" +
+                                            kTokenPrefix +
+                                            "' and would read as an encrypted value: store it "
+                                            "encrypted (--encrypt)");
+        }
         encrypted.push_back(enc);
-        if (enc) h.protected_paths.push_back(k.path);
+        if (enc) ++h.protected_count;
       }
       h.key_count = reread->keys().size();
       h.mac = std::string(32, '\0');
@@ -607,8 +638,15 @@ std::vector<std::string> Config::notes() const {
   out.insert(out.end(), m.crypto->notes().begin(), m.crypto->notes().end());
   for (const auto& [alg, provider] : m.crypto->used()) out.push_back(alg + " by " + provider);
   out.insert(out.end(), m.keyring->notes().begin(), m.keyring->notes().end());
+  // Each crypto library is a module loaded on first use: say which ones this process loaded.
+  std::string loaded;
+  for (const auto& name : cb::loaded_provider_names())
+    loaded += (loaded.empty() ? "" : ", ") + name;
+  out.push_back("crypto libraries loaded: " + loaded);
   return out;
 }
+
+const std::map<std::string, uint64_t>& Config::crypto_runs() const { return impl_->crypto->runs(); }
 
 std::string save(const KeySet& keys, const Options& options, Scheme scheme, bool whole_file) {
   Config c = Config::create(options, scheme, whole_file);

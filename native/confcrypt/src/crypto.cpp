@@ -80,15 +80,14 @@ std::string percent_decode(const std::string& s) {
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts(1);
-  for (char c : s) {
-    if (c == sep) {
-      parts.emplace_back();
-    } else {
-      parts.back() += c;
-    }
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t end = s.find(sep, start);
+    parts.emplace_back(s, start, end == std::string::npos ? std::string::npos : end - start);
+    if (end == std::string::npos) return parts;
+    start = end + 1;
   }
-  return parts;
 }
 
 std::string join_encoded(const std::vector<std::string>& items) {
@@ -181,10 +180,14 @@ bool offers(cb::Provider& p, const std::string& algorithm) {
 
 // A run() output buffer: the adapters may write up to len + 1024 bytes.
 std::string run_op(cb::Operation& op, const std::string& in, size_t expected_max) {
-  std::string out(in.size() + 1024 + expected_max, '\0');
-  size_t n = op.run(reinterpret_cast<const uint8_t*>(in.data()), in.size(),
-                    reinterpret_cast<uint8_t*>(&out[0]));
-  out.resize(n);
+  // One scratch buffer per thread, grown as needed: a value's operation no longer allocates and
+  // zeroes a fresh one (1,000 values, 1,000 buffers).
+  thread_local std::vector<uint8_t> scratch;
+  const size_t room = in.size() + 1024 + expected_max;
+  if (scratch.size() < room) scratch.resize(room);
+  size_t n = op.run(reinterpret_cast<const uint8_t*>(in.data()), in.size(), scratch.data());
+  std::string out(reinterpret_cast<const char*>(scratch.data()), n);
+  std::fill_n(scratch.data(), n, uint8_t(0));  // no copy of a plaintext left behind in it
   return out;
 }
 
@@ -192,6 +195,10 @@ std::string run_op(cb::Operation& op, const std::string& in, size_t expected_max
 
 Crypto::Crypto(const std::string& provider) : provider_name_(provider) {
   selected_ = cb::get_provider(provider);
+  if (!selected_ && !cb::provider_load_error(provider).empty()) {
+    throw Failure(Status::kUnknownProvider, "provider '" + provider + "' cannot be loaded: " +
+                                                cb::provider_load_error(provider));
+  }
   if (!selected_) {
     std::string known;
     for (const auto& n : cb::provider_names()) known += (known.empty() ? "" : ", ") + n;
@@ -238,6 +245,7 @@ bool is_supported_aead(const std::string& name) {
 
 std::string Crypto::seal(const std::string& aead, const std::string& key, const std::string& nonce,
                          const std::string& ad, const std::string& plaintext) {
+  ++runs_[aead + " seal"];
   cb::Params params;
   params.key = to_bytes(key);
   params.iv = to_bytes(nonce);
@@ -256,6 +264,7 @@ std::optional<std::string> Crypto::open(const std::string& aead, const std::stri
                                         const std::string& nonce, const std::string& ad,
                                         const std::string& sealed) {
   if (sealed.size() < kTagLen || nonce.size() != kNonceLen) return std::nullopt;
+  ++runs_[aead + " open"];
   cb::Params params;
   params.key = to_bytes(key);
   params.iv = to_bytes(nonce);
@@ -276,6 +285,7 @@ std::optional<std::string> Crypto::open(const std::string& aead, const std::stri
 }
 
 std::string Crypto::hmac_sha256(const std::string& key, const std::string& message) {
+  ++runs_["hmac-sha256"];
   cb::Params params;
   params.key = to_bytes(key);
   try {
@@ -290,6 +300,7 @@ std::string Crypto::hmac_sha256(const std::string& key, const std::string& messa
 
 std::string Crypto::hkdf_sha256(const std::string& ikm, const std::string& salt,
                                 const std::string& info, size_t out_len) {
+  ++runs_["hkdf-sha256"];
   if (!hkdf_from_hmac_) {
     try {
       provider_for("hkdf-sha256");
@@ -330,6 +341,7 @@ std::string Crypto::hkdf_sha256(const std::string& ikm, const std::string& salt,
 
 std::string Crypto::scrypt(const std::string& passphrase, const std::string& salt, uint64_t n,
                            uint64_t r, uint64_t p, size_t out_len) {
+  ++runs_["scrypt"];
   cb::Params params;
   params.salt = to_bytes(salt);
   params.out_len = out_len;
@@ -463,7 +475,11 @@ std::string Header::to_text() const {
   t += " id=" + b64url_encode(file_id);
   t += " aead=" + aead;
   t += " keys=" + std::to_string(key_count);
-  if (!protected_paths.empty()) t += " protect=" + join_encoded(protected_paths);
+  if (version == 1) {
+    if (!protected_paths.empty()) t += " protect=" + join_encoded(protected_paths);
+  } else {
+    t += " protected=" + std::to_string(protected_count);
+  }
   if (!regexes.empty()) t += " regex=" + join_encoded(regexes);
   for (const Recipient& r : recipients) {
     t += " recipient=";
@@ -545,14 +561,44 @@ Recipient parse_recipient(const std::string& text) {
 
 Header Header::from_text(const std::string& text) {
   auto fields = split(text, ' ');
-  if (fields[0] != "cc1") {
+  if (fields[0] != "cc1" && fields[0] != "cc2") {
     if (fields[0].rfind("cc", 0) == 0) {
       throw Failure(Status::kMalformed,
                     "confcrypt header: unsupported format version '" + fields[0] + "'");
     }
-    throw Failure(Status::kMalformed, "confcrypt header: does not start with 'cc1'");
+    throw Failure(Status::kMalformed, "confcrypt header: does not start with 'cc2' or 'cc1'");
+  }
+  const uint8_t version = fields[0] == "cc1" ? 1 : 2;
+  // Each field is name=value with a known name, fields are separated by exactly one blank: the
+  // message names what is wrong, not the next field the parser was looking for.
+  static const char* const kOrder[] = {"id",        "aead",  "keys",      "protect",
+                                       "protected", "regex", "recipient", "mac"};
+  auto field_name = [](const std::string& f) { return f.substr(0, f.find('=')); };
+  auto known = [&](const std::string& name) {
+    if (name == (version == 1 ? "protected" : "protect")) return false;
+    return std::any_of(std::begin(kOrder), std::end(kOrder),
+                       [&](const char* k) { return name == k; });
+  };
+  for (size_t j = 1; j < fields.size(); ++j) {
+    const std::string& f = fields[j];
+    if (f.empty()) {
+      throw Failure(Status::kMalformed,
+                    j + 1 == fields.size()
+                        ? std::string("confcrypt header: a blank at the end of the line")
+                        : "confcrypt header: two blanks in a row before '" +
+                              field_name(fields[j + 1]).substr(0, 32) + "='");
+    }
+    if (f.find('=') == std::string::npos) {
+      throw Failure(Status::kMalformed,
+                    "confcrypt header: field '" + f.substr(0, 32) + "' is not name=value");
+    }
+    if (!known(field_name(f))) {
+      throw Failure(Status::kMalformed,
+                    "confcrypt header: unknown field '" + field_name(f).substr(0, 32) + "='");
+    }
   }
   Header h;
+  h.version = version;
   size_t i = 1;
   auto take = [&](const char* name, bool optional) -> std::optional<std::string> {
     std::string prefix = std::string(name) + "=";
@@ -560,6 +606,11 @@ Header Header::from_text(const std::string& text) {
       return fields[i++].substr(prefix.size());
     }
     if (optional) return std::nullopt;
+    if (i < fields.size()) {
+      throw Failure(Status::kMalformed,
+                    "confcrypt header: '" + field_name(fields[i]) + "=' where '" + name +
+                        "=' belongs (fields out of order, or '" + name + "=' missing)");
+    }
     throw Failure(Status::kMalformed, std::string("confcrypt header: missing ") + name + "=");
   };
   h.file_id = b64url_decode(*take("id", false), "the file id");
@@ -571,8 +622,12 @@ Header Header::from_text(const std::string& text) {
     throw Failure(Status::kMalformed, "confcrypt header: unknown AEAD '" + h.aead + "'");
   }
   h.key_count = parse_decimal(*take("keys", false), "key count");
-  if (auto p = take("protect", true)) {
-    for (const auto& e : split(*p, ',')) h.protected_paths.push_back(percent_decode(e));
+  if (version == 1) {
+    if (auto p = take("protect", true)) {
+      for (const auto& e : split(*p, ',')) h.protected_paths.push_back(percent_decode(e));
+    }
+  } else {
+    h.protected_count = parse_decimal(*take("protected", false), "protected count");
   }
   if (auto r = take("regex", true)) {
     for (const auto& e : split(*r, ',')) h.regexes.push_back(percent_decode(e));
@@ -580,7 +635,8 @@ Header Header::from_text(const std::string& text) {
   while (auto r = take("recipient", true)) h.recipients.push_back(parse_recipient(*r));
   h.mac = b64url_decode(*take("mac", false), "the MAC");
   if (i != fields.size()) {
-    throw Failure(Status::kMalformed, "confcrypt header: unexpected field '" + fields[i] + "'");
+    throw Failure(Status::kMalformed, "confcrypt header: '" + field_name(fields[i]) +
+                                          "=' after 'mac=', which must come last");
   }
   if (h.mac.size() != 32) throw Failure(Status::kMalformed, "confcrypt header: bad MAC length");
   if (h.recipients.empty()) throw Failure(Status::kMalformed, "confcrypt header: no recipients");
@@ -614,8 +670,12 @@ std::string mac_input(const Header& h, const KeySet& stored, const std::vector<b
     put(m, r.nonce);
     put(m, r.wrapped);
   }
-  put_u32(m, uint32_t(h.protected_paths.size()));
-  for (const auto& p : h.protected_paths) put(m, p);
+  if (h.version == 1) {
+    put_u32(m, uint32_t(h.protected_paths.size()));
+    for (const auto& p : h.protected_paths) put(m, p);
+  } else {
+    put_u64(m, h.protected_count);
+  }
   put_u32(m, uint32_t(h.regexes.size()));
   for (const auto& r : h.regexes) put(m, r);
   put_u64(m, h.key_count);
@@ -628,6 +688,18 @@ std::string mac_input(const Header& h, const KeySet& stored, const std::vector<b
     put(m, keys[i].value);
   }
   return m;
+}
+
+std::vector<bool> encrypted_flags(const Header& h, const KeySet& stored) {
+  std::vector<bool> out;
+  out.reserve(stored.size());
+  if (h.version == 1) {
+    std::unordered_set<std::string> listed(h.protected_paths.begin(), h.protected_paths.end());
+    for (const Key& k : stored.keys()) out.push_back(listed.count(k.path) > 0);
+  } else {
+    for (const Key& k : stored.keys()) out.push_back(looks_like_token(k.value));
+  }
+  return out;
 }
 
 std::string file_mac(Crypto& crypto, const FileKeys& keys, const Header& header,
@@ -678,14 +750,32 @@ bool marked(const Key& k) {
 
 // After a MAC failure: names what changed, most specific first. Never returns.
 [[noreturn]] void diagnose(Crypto& crypto, const Header& h, const FileKeys& keys,
-                           const KeySet& stored,
-                           const std::unordered_set<std::string>& protected_set) {
+                           const KeySet& stored, const std::vector<bool>& encrypted,
+                           bool stores_meta) {
+  const auto& ks = stored.keys();
+  const uint64_t tokens = uint64_t(std::count(encrypted.begin(), encrypted.end(), true));
+  const std::string counts = "the file has " + std::to_string(stored.size()) +
+                             " keys, its MAC covers " + std::to_string(h.key_count);
+  if (h.version >= 2 && stored.size() > h.key_count && tokens > h.protected_count) {
+    // An encrypted entry added (a token copied under a new name): the one that fails under its
+    // own name is the newcomer.
+    for (size_t i = 0; i < ks.size(); ++i) {
+      if (!encrypted[i]) continue;
+      Token t = parse_token(ks[i].value, ks[i].path);
+      if (!crypto.open(t.aead, keys.value_key, t.nonce, value_ad(h.file_id, ks[i].path, t.type),
+                       t.sealed)) {
+        throw Failure(Status::kAddedEntry, "encrypted entry '" + ks[i].path +
+                                               "' was added outside confcrypt (" + counts + ")");
+      }
+    }
+  }
   // Values first: a protected value that fails its own AEAD says exactly what happened to it.
   // Candidate owners of a misplaced value: every name the file or its policy mentions.
   std::vector<std::string> names = h.protected_paths;
   for (const Key& k : stored.keys()) names.push_back(k.path);
-  for (const Key& k : stored.keys()) {
-    if (!protected_set.count(k.path)) continue;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    const Key& k = ks[i];
+    if (!encrypted[i]) continue;
     Token t = parse_token(k.value, k.path);
     if (crypto.open(t.aead, keys.value_key, t.nonce, value_ad(h.file_id, k.path, t.type),
                     t.sealed)) {
@@ -706,15 +796,47 @@ bool marked(const Key& k) {
                   "encrypted value of '" + k.path +
                       "' fails authentication: it was tampered with or comes from another file");
   }
-  const Key* unlisted = nullptr;
-  for (const Key& k : stored.keys()) {
-    if (!protected_set.count(k.path) && looks_like_token(k.value)) {
-      unlisted = &k;
-      break;
+  if (h.version >= 2) {
+    // Each protected entry is marked where it stands: fewer encrypted entries than the header
+    // counts means one was removed or put back in the clear.
+    const std::string enc_counts = "the file has " + std::to_string(tokens) +
+                                   " encrypted entries, its MAC covers " +
+                                   std::to_string(h.protected_count);
+    if (tokens < h.protected_count) {
+      for (size_t i = 0; i < ks.size(); ++i) {
+        if (!encrypted[i] && stores_meta && marked(ks[i])) {
+          throw Failure(Status::kUnmarkedEntry, "protected entry '" + ks[i].path +
+                                                    "' is stored in the clear: its encryption "
+                                                    "was stripped");
+        }
+      }
+      if (stored.size() < h.key_count) {
+        throw Failure(Status::kRemovedEntry,
+                      "a protected entry was removed outside confcrypt (" + enc_counts + ")");
+      }
+      throw Failure(Status::kUnmarkedEntry,
+                    "a protected entry is stored in the clear: its encryption was stripped (" +
+                        enc_counts + ")");
+    }
+    if (tokens > h.protected_count) {
+      if (stored.size() > h.key_count) {
+        throw Failure(Status::kAddedEntry,
+                      "an encrypted entry was added outside confcrypt (" + enc_counts + ")");
+      }
+      throw Failure(Status::kModified,
+                    "more encrypted entries than the MAC covers (" + enc_counts + ")");
     }
   }
-  const std::string counts = "the file has " + std::to_string(stored.size()) +
-                             " keys, its MAC covers " + std::to_string(h.key_count);
+  const Key* unlisted = nullptr;
+  if (h.version == 1) {
+    std::unordered_set<std::string> listed(h.protected_paths.begin(), h.protected_paths.end());
+    for (const Key& k : ks) {
+      if (!listed.count(k.path) && looks_like_token(k.value)) {
+        unlisted = &k;
+        break;
+      }
+    }
+  }
   if (stored.size() > h.key_count) {
     if (unlisted) {
       throw Failure(Status::kAddedEntry, "encrypted entry '" + unlisted->path +
@@ -740,30 +862,32 @@ bool marked(const Key& k) {
 
 KeySet verify_and_decrypt(Crypto& crypto, const Header& h, const FileKeys& keys,
                           const KeySet& stored, bool stores_meta) {
-  std::unordered_set<std::string> protected_set(h.protected_paths.begin(), h.protected_paths.end());
-  std::unordered_map<std::string, const Key*> by_path;
-  for (const Key& k : stored.keys()) by_path.emplace(k.path, &k);
-  for (const auto& p : h.protected_paths) {
-    auto it = by_path.find(p);
-    if (it == by_path.end()) {
-      throw Failure(Status::kRemovedEntry, "protected entry '" + p + "' was removed");
-    }
-    if (!looks_like_token(it->second->value)) {
-      throw Failure(Status::kUnmarkedEntry, "protected entry '" + p +
-                                                "' is stored in the clear: its encryption was "
-                                                "stripped");
-    }
-    if (stores_meta && !marked(*it->second)) {
-      throw Failure(Status::kUnmarkedEntry,
-                    "protected entry '" + p + "' lost its '#@META crypto/encrypt = 1' marker");
+  if (h.version == 1) {
+    // Version 1 lists the protected paths: each must exist, hold a token and carry its marker.
+    std::unordered_map<std::string, const Key*> by_path;
+    for (const Key& k : stored.keys()) by_path.emplace(k.path, &k);
+    for (const auto& p : h.protected_paths) {
+      auto it = by_path.find(p);
+      if (it == by_path.end()) {
+        throw Failure(Status::kRemovedEntry, "protected entry '" + p + "' was removed");
+      }
+      if (!looks_like_token(it->second->value)) {
+        throw Failure(Status::kUnmarkedEntry, "protected entry '" + p +
+                                                  "' is stored in the clear: its encryption was "
+                                                  "stripped");
+      }
     }
   }
-
-  std::vector<bool> encrypted;
-  encrypted.reserve(stored.size());
-  for (const Key& k : stored.keys()) encrypted.push_back(protected_set.count(k.path) > 0);
+  std::vector<bool> encrypted = encrypted_flags(h, stored);
+  // Every encrypted entry (INI, dotenv) carries its marker where it stands.
+  for (size_t i = 0; i < stored.size(); ++i) {
+    if (encrypted[i] && stores_meta && !marked(stored.keys()[i])) {
+      throw Failure(Status::kUnmarkedEntry, "protected entry '" + stored.keys()[i].path +
+                                                "' lost its '#@META crypto/encrypt = 1' marker");
+    }
+  }
   if (!constant_time_equal(file_mac(crypto, keys, h, stored, encrypted), h.mac)) {
-    diagnose(crypto, h, keys, stored, protected_set);
+    diagnose(crypto, h, keys, stored, encrypted, stores_meta);
   }
 
   KeySet plain;
@@ -835,6 +959,8 @@ const char* status_name(Status s) {
       return "compat";
     case Status::kUnprotected:
       return "unprotected";
+    case Status::kTooLarge:
+      return "too-large";
     case Status::kExec:
       return "exec";
   }

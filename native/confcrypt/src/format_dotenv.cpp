@@ -74,6 +74,7 @@ std::string render_value(const Key& key) {
 class DotenvDocument : public detail::LineDocument {
  public:
   void parse(const std::string& input, const std::string& source);
+  static void check_value(const Key& key) { render_value(key); }
 
  protected:
   std::string render_changed(const Entry& e, const Key& key) const override {

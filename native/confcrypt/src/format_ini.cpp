@@ -15,7 +15,7 @@ bool is_comment(const std::string& trimmed) {
   return !trimmed.empty() && (trimmed[0] == '#' || trimmed[0] == ';');
 }
 
-void check_value(const Key& key) {
+void check_ini_value(const Key& key) {
   if (key.type == ValueType::Null) {
     throw Error("INI cannot store a null value (key '" + key.path + "')");
   }
@@ -35,10 +35,11 @@ void check_value(const Key& key) {
 class IniDocument : public detail::LineDocument {
  public:
   void parse(const std::string& input, const std::string& source);
+  static void check_value(const Key& key) { check_ini_value(key); }
 
  protected:
   std::string render_changed(const Entry& e, const Key& key) const override {
-    check_value(key);
+    check_ini_value(key);
     std::string prefix = e.prefix;
     const Key& orig = original_.at(e.path);
     // "name =" that gets a value reads better as "name = value" when the file spaces its '='.

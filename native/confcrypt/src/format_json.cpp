@@ -375,6 +375,13 @@ struct NewTree {
 class JsonDocument : public Document {
  public:
   void parse(const std::string& bytes, const std::string& source);
+  static void check_value(const Key& k) {
+    if (k.type == ValueType::Binary) {
+      throw Error("JSON cannot store a binary value (key '" + k.path +
+                  "'): encode it as text first");
+    }
+    if (k.type == ValueType::String) json_string(k.value, "the value of '" + k.path + "'");
+  }
   KeySet& keys() override { return keys_; }
   const KeySet& keys() const override { return keys_; }
   std::optional<std::string> header() const override { return header_; }

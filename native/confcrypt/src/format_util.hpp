@@ -136,6 +136,7 @@ class DocumentFormat : public Format {
     doc->parse(bytes, source);
     return doc;
   }
+  void check_value(const Key& key) const override { Doc::check_value(key); }
 
  private:
   const char* name_;

@@ -96,8 +96,22 @@ void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOC
 
 }  // namespace
 
+namespace {
+double now_seconds() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+std::string seconds_text(double s) {
+  std::ostringstream o;
+  o << s;
+  return o.str();
+}
+}  // namespace
+
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input,
-                          bool want_status_fd) {
+                          bool want_status_fd, double timeout_seconds) {
   if (argv.empty()) throw Failure(Status::kInternal, "run_process: empty command");
   Pipe in, out, err;
   std::unique_ptr<Pipe> status;
@@ -119,7 +133,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   sigaddset(&pipe_only, SIGPIPE);
   posix_spawnattr_setsigmask(&attr, &block.old());
   posix_spawnattr_setsigdefault(&attr, &pipe_only);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  // Its own process group, so that a timeout ends whatever it started too (a wrapper script
+  // and its children), by the group's id.
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -148,6 +166,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   if (status) readers.push_back({status.get(), &result.status});
 
   char buf[65536];
+  const double deadline = timeout_seconds > 0 ? now_seconds() + timeout_seconds : 0;
+  bool timed_out = false;
   for (;;) {
     std::vector<pollfd> fds;
     if (in.write >= 0) fds.push_back({in.write, POLLOUT, 0});
@@ -155,7 +175,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
       if (r.pipe->read >= 0) fds.push_back({r.pipe->read, POLLIN, 0});
     }
     if (fds.empty()) break;
-    if (poll(fds.data(), fds.size(), -1) < 0) {
+    int wait_ms = -1;
+    if (deadline > 0) {
+      double left = deadline - now_seconds();
+      if (left <= 0) {
+        timed_out = true;
+        break;
+      }
+      wait_ms = int(left * 1000) + 1;
+    }
+    if (poll(fds.data(), fds.size(), wait_ms) < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -182,7 +211,34 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     }
   }
   int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  bool reaped = false;
+  if (!timed_out && deadline > 0) {
+    // The pipes are closed, but the program may still be running: wait for it until the
+    // deadline as well.
+    while (!reaped && !timed_out) {
+      pid_t done = waitpid(pid, &wstatus, WNOHANG);
+      if (done == pid) {
+        reaped = true;
+      } else if (done < 0 && errno != EINTR) {
+        break;
+      } else if (now_seconds() >= deadline) {
+        timed_out = true;
+      } else {
+        struct timespec nap = {0, 10 * 1000 * 1000};
+        nanosleep(&nap, nullptr);
+      }
+    }
+  }
+  if (timed_out) {
+    kill(-pid, SIGKILL);  // the group this call created, by its id
+    in.close_write();
+    for (auto& r : readers) r.pipe->close_read();
+  }
+  while (!reaped && waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    throw Timeout("'" + argv[0] + "' did not finish within " + seconds_text(timeout_seconds) +
+                  " s and was stopped (CONFCRYPT_GPG_TIMEOUT, --gpg-timeout)");
   }
   if (WIFEXITED(wstatus)) {
     result.exit_code = WEXITSTATUS(wstatus);
@@ -254,7 +310,7 @@ std::string Gpg::encrypt(const std::string& data, const std::vector<std::string>
     a.push_back("--recipient");
     a.push_back(normalize_fingerprint(r));
   }
-  ProcessResult res = run_process(a, data, false);
+  ProcessResult res = run_process(a, data, false, options_.timeout_seconds);
   if (res.exit_code != 0 || res.out.empty()) {
     throw Failure(Status::kGpg, "gpg cannot encrypt: " + first_gpg_message(res.err));
   }
@@ -264,7 +320,15 @@ std::string Gpg::encrypt(const std::string& data, const std::vector<std::string>
 Gpg::Decrypted Gpg::decrypt(const std::string& data) const {
   std::vector<std::string> a = base_args();
   a.insert(a.end(), {"--status-fd", "3", "--decrypt"});
-  ProcessResult res = run_process(a, data, true);
+  ProcessResult res = run_process(a, data, true, options_.timeout_seconds);
+  if (res.exit_code != 0 && res.status.find("[GNUPG:] ") == std::string::npos) {
+    // gpg reports every outcome of --decrypt on the status descriptor (NODATA, NO_SECKEY,
+    // DECRYPTION_FAILED, ...); a run that failed without a single status line is not gpg
+    // working (a wrong --gpg program, gpg unable to start its engine).
+    throw Failure(Status::kGpg, "'" + options_.program + "' failed (exit status " +
+                                    std::to_string(res.exit_code) +
+                                    ") without a gpg status line: " + first_gpg_message(res.err));
+  }
   Decrypted d;
   d.exit_code = res.exit_code;
   d.plaintext = std::move(res.out);
@@ -286,7 +350,7 @@ Gpg::Decrypted Gpg::decrypt(const std::string& data) const {
 std::vector<std::string> Gpg::secret_fingerprints() const {
   std::vector<std::string> a = base_args();
   a.insert(a.end(), {"--with-colons", "--list-secret-keys"});
-  ProcessResult res = run_process(a, "", false);
+  ProcessResult res = run_process(a, "", false, options_.timeout_seconds);
   std::vector<std::string> fprs;
   std::istringstream lines(res.out);
   std::string line;

@@ -68,7 +68,9 @@ RecipientSpec parse_recipient_spec(const std::string& text) {
 std::string wrap_ad(const Header& h, const Recipient& r) {
   std::string ad;
   put(ad, "confcrypt-wrap");
-  put(ad, std::string(1, char(h.version)));
+  // The wrap format's version, not the header's: a header migrated to a new version keeps its
+  // wrapped keys.
+  put(ad, std::string(1, char(kFormatVersion)));
   put(ad, h.file_id);
   put(ad, kind_name(r.kind));
   put(ad, r.id);
@@ -188,6 +190,7 @@ std::string Keyring::unlock(const Header& h) {
   }
 
   std::string gpg_problem;
+  bool gpg_broken = false;  // gpg did not work (cannot run, failed without a status line)
   if (has_gpg && secrets_.use_gpg) {
     try {
       // With one gpg recipient, decrypting is the test of whether its key is here; listing the
@@ -208,9 +211,12 @@ std::string Keyring::unlock(const Header& h) {
         }
         gpg_problem = "gpg cannot decrypt the key for " + r.id + ": " + first_gpg_message(d.err);
       }
+    } catch (const Timeout&) {
+      throw;  // a hung gpg is not "no key here": the user must hear that gpg hangs
     } catch (const Failure& f) {
       if (f.status() != Status::kGpg) throw;
       gpg_problem = f.what();
+      gpg_broken = true;
     }
   }
 
@@ -237,7 +243,8 @@ std::string Keyring::unlock(const Header& h) {
   }
   std::string list;
   for (const Recipient& r : h.recipients) list += (list.empty() ? "" : " ") + describe(r);
-  throw Failure(Status::kNoKey,
+  // gpg itself failing is its own error: the key may well be here.
+  throw Failure(gpg_broken ? Status::kGpg : Status::kNoKey,
                 "no usable key: the file opens with " + how.substr(2) + "; recipients: " + list);
 }
 

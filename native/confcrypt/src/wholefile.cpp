@@ -1,6 +1,7 @@
 #include "confcrypt/wholefile.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace confcrypt {
 
@@ -27,6 +28,104 @@ std::string wholefile_seal(const Gpg& gpg, const std::string& plaintext,
 
 namespace {
 
+// RFC 4880, 6.1: the CRC-24 of the armour's checksum line.
+uint32_t crc24(const std::string& data) {
+  uint32_t crc = 0xB704CE;
+  for (char ch : data) {
+    crc ^= uint32_t(uint8_t(ch)) << 16;
+    for (int i = 0; i < 8; ++i) {
+      crc <<= 1;
+      if (crc & 0x1000000) crc ^= 0x1864CFB;
+    }
+  }
+  return crc & 0xFFFFFF;
+}
+
+int b64_sextet(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+// Standard Base64 with padding; nullopt for anything else.
+std::optional<std::string> b64_decode(const std::string& text) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  size_t pad = 0;
+  for (char c : text) {
+    if (c == '=') {
+      ++pad;
+      continue;
+    }
+    int v = b64_sextet(c);
+    if (v < 0 || pad) return std::nullopt;
+    acc = (acc << 6) | uint32_t(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += char((acc >> bits) & 0xff);
+    }
+  }
+  if ((text.size() % 4) != 0 || pad > 2) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+void check_armor(const std::string& bytes) {
+  auto changed = [](const std::string& why) {
+    return Failure(Status::kModified, "the armoured file was changed: " + why);
+  };
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < bytes.size()) {
+    size_t nl = bytes.find('\n', start);
+    if (nl == std::string::npos) nl = bytes.size();
+    std::string line = bytes.substr(start, nl - start);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
+      line.pop_back();
+    }
+    lines.push_back(std::move(line));
+    start = nl + 1;
+  }
+  size_t i = 1;  // after "-----BEGIN PGP MESSAGE-----"
+  // Armour headers ("Version: ...") up to the blank line.
+  while (i < lines.size() && !lines[i].empty()) {
+    if (lines[i].find(": ") == std::string::npos) break;  // no headers, no blank line
+    ++i;
+  }
+  if (i < lines.size() && lines[i].empty()) ++i;
+  std::string body, checksum;
+  bool ended = false;
+  for (; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (l.rfind("-----END PGP MESSAGE-----", 0) == 0) {
+      ended = true;
+      break;
+    }
+    if (!l.empty() && l[0] == '=') {
+      checksum = l.substr(1);
+      continue;
+    }
+    body += l;
+  }
+  if (!ended) throw changed("its END line is missing");
+  auto data = b64_decode(body);
+  if (!data) throw changed("its Base64 text is damaged");
+  if (checksum.empty()) return;  // the checksum is optional (RFC 9580)
+  auto sum = b64_decode(checksum);
+  if (!sum || sum->size() != 3) throw changed("its checksum line is damaged");
+  uint32_t expected = (uint32_t(uint8_t((*sum)[0])) << 16) | (uint32_t(uint8_t((*sum)[1])) << 8) |
+                      uint32_t(uint8_t((*sum)[2]));
+  if (crc24(*data) != expected) throw changed("its CRC-24 checksum does not match");
+}
+
+namespace {
+
 bool has(const std::vector<GpgStatus>& st, const char* keyword) {
   return std::any_of(st.begin(), st.end(),
                      [&](const GpgStatus& s) { return s.keyword == keyword; });
@@ -42,6 +141,9 @@ WholeFileOpened wholefile_open(const Gpg& gpg, const std::string& data,
   }
   std::vector<std::string> trusted;
   for (const auto& s : signers) trusted.push_back(Gpg::normalize_fingerprint(s));
+  // gpg reports a bad armour checksum only on stderr, in the user's language: checked here, so
+  // that a changed character is "modified" (14) like any other change to the message.
+  if (data.rfind("-----BEGIN PGP MESSAGE-----", 0) == 0) check_armor(data);
   Gpg::Decrypted d = gpg.decrypt(data);
   const auto& st = d.status;
 

@@ -182,10 +182,10 @@ TEST_F(Cli, EveryTamperCaseHasItsOwnExitCodeAndMessage) {
        "encrypted value of 'db/password' fails authentication"},
       {"swapped", swapped, Status::kSwappedValue, "belongs to"},
       {"removed", cctest::replace(file, "#@META crypto/encrypt = 1\npassword = " + pw + "\n", ""),
-       Status::kRemovedEntry, "protected entry 'db/password' was removed"},
+       Status::kRemovedEntry, "a protected entry was removed outside confcrypt"},
       {"unmarked",
        cctest::replace(file, "#@META crypto/encrypt = 1\npassword = " + pw, "password = hunter2"),
-       Status::kUnmarkedEntry, "protected entry 'db/password' is stored in the clear"},
+       Status::kUnmarkedEntry, "a protected entry is stored in the clear"},
       {"added", cctest::replace(file, "host = db.example.org\n", "host = db.example.org\nx = 1\n"),
        Status::kAddedEntry, "added"},
       {"modified", cctest::replace(file, "host = db.example.org", "host = evil.example.org"),
@@ -418,6 +418,108 @@ TEST_F(Cli, AConfiguredSignerAcceptsOnlyASignedMessage) {
                  "not a signed OpenPGP message");
   expect_failure(cc({"show", ini_, "--unprotected"}, {"CONFCRYPT_SIGNERS=" + alice_}),
                  Status::kUnsigned, "not a signed OpenPGP message");
+}
+
+// exec builds the child's environment in one pass (setenv per key was quadratic: 100,000 keys
+// took 25 s and then failed in execve) and refuses, before exec, an environment the kernel would
+// refuse: one line naming the limit, its own exit code, the command never started.
+TEST_F(Cli, ExecRefusesAnEnvironmentTooLargeForTheKernelBeforeExec) {
+  std::string big = dir_ + "/big.env";
+  std::string text;
+  // 100,000 keys of about 80 bytes: above 6 MiB, the most Linux takes whatever the stack limit.
+  for (int i = 0; i < 100000; ++i) {
+    text += "KEY_" + std::to_string(i) + "=" + std::string(70, 'v') + "\n";
+  }
+  cctest::write(big, text);
+  Outcome r = cc({"exec", big, "--unprotected", "--", "sh", "-c", "echo ran"});
+  expect_failure(r, Status::kTooLarge, "above the kernel's limit");
+  EXPECT_NE(r.err.find("variables) and arguments would take"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  // One value above the kernel's limit for a single string (32 pages) is named.
+  cctest::write(big, "SMALL=1\nHUGE=" + std::string(200000, 'h') + "\n");
+  expect_failure(cc({"exec", big, "--unprotected", "--", "true"}), Status::kTooLarge,
+                 "the variable HUGE is");
+  // Many keys that fit all reach the child.
+  text.clear();
+  for (int i = 0; i < 20000; ++i)
+    text += "KEY_" + std::to_string(i) + "=v" + std::to_string(i) + "\n";
+  cctest::write(big, text);
+  Outcome ok = cc({"exec", big, "--unprotected", "--", "sh", "-c",
+                   "env | grep -c '^KEY_'; echo \"$KEY_0 $KEY_19999\""});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "20000\nv0 v19999\n");
+}
+
+// A value `show` could not write is refused at `set`, encrypted or not (it was accepted with
+// --encrypt and `show` then failed with "cannot write the file").
+TEST_F(Cli, SetRefusesAValueTheFileCannotShowInTheClear) {
+  init_with_key();
+  const std::string before = cctest::read(ini_);
+  expect_failure(cc({"set", ini_, "db/multi", "line1\nline2", "--plain", "--key-file", key_}),
+                 Status::kUsage, "cannot write the file: INI cannot store a line break");
+  expect_failure(cc({"set", ini_, "db/multi", "line1\nline2", "--encrypt", "--key-file", key_}),
+                 Status::kUsage, "cannot write the file: INI cannot store a line break");
+  expect_failure(
+      cc({"set", ini_, "db/nul", "-", "--encrypt", "--key-file", key_}, {}, std::string("a\0b", 3)),
+      Status::kUsage, "cannot write the file: INI cannot store a line break or NUL");
+  EXPECT_EQ(cctest::read(ini_), before);
+  EXPECT_EQ(cc({"show", ini_, "--key-file", key_}).code, 0);
+  // dotenv stores a line break (quoted) but not a NUL byte.
+  std::string env = dir_ + "/app.env";
+  cctest::write(env, "#@META crypto/encrypt = 1\nTOKEN=t\n");
+  ASSERT_EQ(cc({"init", env, "--recipient", "keyfile:" + key_}).code, 0);
+  EXPECT_EQ(cc({"set", env, "MULTI", "-", "--encrypt", "--key-file", key_}, {}, "a\nb\n").code, 0);
+  expect_failure(
+      cc({"set", env, "NUL", "-", "--encrypt", "--key-file", key_}, {}, std::string("a\0b", 3)),
+      Status::kUsage, "cannot write the file: dotenv cannot store a NUL byte");
+  Outcome shown = cc({"show", env, "--key-file", key_});
+  EXPECT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("MULTI=\"a\\nb\""), std::string::npos) << shown.out;
+}
+
+// gpg failing is exit 18 (gpg), whatever way it fails: it hangs (stopped after --gpg-timeout),
+// it is not gpg (/bin/false gave 4, malformed), or the armour was changed (14, modified; was 4).
+TEST_F(Cli, GpgFailuresHaveTheirOwnCodes) {
+  ASSERT_EQ(cc({"encrypt", ini_, "--recipient", alice_, "--sign-with", alice_}).code, 0);
+  expect_failure(cc({"show", ini_, "--signer", alice_, "--gpg", "/bin/false"}), Status::kGpg,
+                 "'/bin/false' failed (exit status 1)");
+  std::string hang = dir_ + "/hang.sh";
+  cctest::write(hang, "#!/bin/sh\nsleep 300 &\nwait\n");
+  chmod(hang.c_str(), 0700);
+  expect_failure(cc({"show", ini_, "--signer", alice_, "--gpg", hang, "--gpg-timeout", "0.5"}),
+                 Status::kGpg, "did not finish within 0.5 s");
+  expect_failure(
+      cc({"show", ini_, "--signer", alice_, "--gpg", hang}, {"CONFCRYPT_GPG_TIMEOUT=0.3"}),
+      Status::kGpg, "did not finish within 0.3 s");
+  expect_failure(cc({"show", ini_, "--signer", alice_, "--gpg-timeout", "soon"}), Status::kUsage,
+                 "bad gpg timeout 'soon'");
+  std::string armoured = cctest::read(ini_);
+  size_t at = armoured.find("\n\n") + 12;
+  armoured[at] = armoured[at] == 'A' ? 'B' : 'A';
+  cctest::write(ini_, armoured);
+  expect_failure(cc({"show", ini_, "--signer", alice_}), Status::kModified,
+                 "the armoured file was changed: its CRC-24 checksum does not match");
+}
+
+// Each crypto library is a module loaded when it is first used: reading a file with the default
+// provider brings in OpenSSL alone, not the nine libraries libcryptobench links (about 17 ms of
+// every invocation before).
+TEST_F(Cli, OnlyTheCryptoLibraryInUseIsLoaded) {
+  init_with_key();
+  Outcome r = cc({"get", ini_, "db/password", "--key-file", key_, "--verbose"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("confcrypt: crypto libraries loaded: openssl\n"), std::string::npos)
+      << r.err;
+  Outcome s =
+      cc({"get", ini_, "db/password", "--key-file", key_, "--verbose", "--provider", "botan"});
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_NE(s.err.find("confcrypt: crypto libraries loaded: botan\n"), std::string::npos) << s.err;
+  // A module that cannot be loaded is named with the loader's reason.
+  Outcome m = cc({"providers"}, {"CRYPTOBENCH_PROVIDER_DIR=/nonexistent"});
+  EXPECT_EQ(m.code, 0);
+  expect_failure(cc({"get", ini_, "db/password", "--key-file", key_},
+                    {"CRYPTOBENCH_PROVIDER_DIR=/nonexistent"}),
+                 Status::kUnknownProvider, "provider 'openssl' cannot be loaded");
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include "confcrypt/crypto.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <set>
 
 #include "confcrypt/config.hpp"
@@ -156,6 +155,7 @@ TEST(AssociatedData, IsAnUnambiguousEncoding) {
 
 TEST(Header, RoundTripsAndOnlyTheCanonicalTextIsAccepted) {
   Header h;
+  h.version = 1;  // the version that lists the protected paths (still read)
   h.file_id = random_bytes(kFileIdLen);
   h.protected_paths = {"db/password", "odd path,with=chars%"};
   h.regexes = {"^secret/.*$"};
@@ -176,8 +176,61 @@ TEST(Header, RoundTripsAndOnlyTheCanonicalTextIsAccepted) {
   EXPECT_EQ(status_of([&] { Header::from_text(text + " "); }), Status::kMalformed);
   EXPECT_EQ(status_of([&] { Header::from_text(cctest::replace(text, "keys=7", "keys=07")); }),
             Status::kMalformed);
+  EXPECT_EQ(status_of([&] { Header::from_text(cctest::replace(text, "cc1", "cc9")); }),
+            Status::kMalformed);
+  // Version 1 has no protected=, version 2 no protect=.
   EXPECT_EQ(status_of([&] { Header::from_text(cctest::replace(text, "cc1", "cc2")); }),
             Status::kMalformed);
+  // Version 2: a count, however many entries are protected.
+  h.version = 2;
+  h.protected_paths.clear();
+  h.protected_count = 100000;
+  std::string v2 = h.to_text();
+  EXPECT_EQ(v2.rfind("cc2 ", 0), 0u) << v2;
+  EXPECT_NE(v2.find(" keys=7 protected=100000 regex="), std::string::npos) << v2;
+  EXPECT_EQ(Header::from_text(v2).protected_count, 100000u);
+  EXPECT_EQ(Header::from_text(v2).to_text(), v2);
+  EXPECT_EQ(status_of([&] { Header::from_text(cctest::replace(v2, "protected=", "protect=")); }),
+            Status::kMalformed);
+}
+
+// A damaged header's message names what is wrong with it (an unknown field said "missing mac=",
+// a double blank "missing keys=").
+TEST(Header, MessagesNameWhatIsActuallyWrong) {
+  Header h;
+  h.file_id = random_bytes(kFileIdLen);
+  h.key_count = 3;
+  Recipient r;
+  r.kind = Recipient::Kind::kKeyFile;
+  r.id = "0123456789abcdef";
+  r.nonce = random_bytes(kNonceLen);
+  r.wrapped = random_bytes(48);
+  h.recipients = {r};
+  h.mac = random_bytes(32);
+  const std::string text = h.to_text();
+  auto message = [](const std::string& t) -> std::string {
+    try {
+      Header::from_text(t);
+    } catch (const Failure& f) {
+      EXPECT_EQ(f.status(), Status::kMalformed);
+      return f.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message(cctest::replace(text, " mac=", " color=blue mac=")),
+            "confcrypt header: unknown field 'color='");
+  EXPECT_EQ(message(cctest::replace(text, " keys=", "  keys=")),
+            "confcrypt header: two blanks in a row before 'keys='");
+  EXPECT_EQ(message(text + " "), "confcrypt header: a blank at the end of the line");
+  EXPECT_EQ(message(cctest::replace(text, " keys=3", " keys")),
+            "confcrypt header: field 'keys' is not name=value");
+  std::string no_keys = cctest::replace(text, " keys=3", "");
+  EXPECT_EQ(message(no_keys),
+            "confcrypt header: 'protected=' where 'keys=' belongs (fields out of order, or "
+            "'keys=' missing)");
+  EXPECT_EQ(message(text + " keys=3"),
+            "confcrypt header: 'keys=' after 'mac=', which must come last");
+  EXPECT_EQ(message(text.substr(0, text.find(" mac="))), "confcrypt header: missing mac=");
 }
 
 // The same key, nonce and associated data give the same bytes in every provider, in both
@@ -365,25 +418,28 @@ TEST_F(PerValue, CommentsAndUntouchedLinesSurviveByteForByte) {
   EXPECT_EQ(before[12], after[12]);  // api/token's token, unchanged
 }
 
-TEST_F(PerValue, AThousandValuesCostMillisecondsNotSeconds) {
-  KeySet keys;
-  for (int i = 0; i < 1000; ++i) {
-    Key& k = keys.set("section/key" + std::to_string(i), "value number " + std::to_string(i));
-    k.meta[kMetaEncrypt] = "1";
-  }
+// The thesis ran one KDF per value (minutes for 1,000 values); confcrypt runs one per file and
+// one AEAD per value. Counted, not timed: the work done is what the design fixes.
+TEST_F(PerValue, AThousandValuesCostOneKdfPerFileAndOneAeadPerValue) {
   Options o;
   o.allow_unprotected = true;  // starts from plain text on purpose
   o.format = "ini";
   o.recipients = {parse_recipient_spec("passphrase")};
   o.secrets.passphrase = "pass";
-  auto t0 = std::chrono::steady_clock::now();
-  std::string file = save(keys, o, Scheme::kPerValue);
-  KeySet back = open(file, o);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  expect_same_keys(back, keys);
-  // One scrypt per file and microseconds per value; one KDF per value (the thesis) would take
-  // minutes here.
-  EXPECT_LT(seconds, 5.0);
+  Config w = Config::create(o, Scheme::kPerValue);
+  for (int i = 0; i < 1000; ++i) {
+    w.set("section/key" + std::to_string(i), "value number " + std::to_string(i), ValueType::String,
+          true);
+  }
+  std::string file = w.save();
+  EXPECT_EQ(w.crypto_runs().at("scrypt"), 1u);
+  EXPECT_EQ(w.crypto_runs().at("aes-256-gcm seal"), 1001u);  // the data key's wrap, the values
+  Config r = Config::open(file, o);
+  expect_same_keys(r.keys(), w.keys());
+  EXPECT_EQ(r.crypto_runs().at("scrypt"), 1u);
+  EXPECT_EQ(r.crypto_runs().at("aes-256-gcm open"), 1001u);
+  EXPECT_EQ(r.crypto_runs().count("aes-256-gcm seal"), 0u);
+  EXPECT_EQ(r.crypto_runs().at("hkdf-sha256"), 2u);  // value key and MAC key
 }
 
 // ---- tampering
@@ -479,8 +535,7 @@ TEST_F(Tamper, ChangedPlainValueReorderingAndHeaderEditsAreModifications) {
             Status::kModified);
   // Dropping a path from the policy in the header.
   std::string header = file_.substr(0, file_.find('\n'));
-  std::string edited =
-      cctest::replace(header, "protect=db/password,api/token", "protect=api/token");
+  std::string edited = cctest::replace(header, "protected=2", "protected=1");
   EXPECT_EQ(open_status(cctest::replace(file_, header, edited)), Status::kModified);
   // Adding a regex: the policy is inside the MAC.
   std::string regex = cctest::replace(header, " recipient=", " regex=x recipient=");
@@ -496,7 +551,7 @@ TEST_F(Tamper, RolledBackValueIsAModification) {
 }
 
 TEST_F(Tamper, MalformedHeaderAndTokenAreMalformed) {
-  EXPECT_EQ(open_status(cctest::replace(file_, "#@CONFCRYPT cc1 id=", "#@CONFCRYPT cc1 idx=")),
+  EXPECT_EQ(open_status(cctest::replace(file_, "#@CONFCRYPT cc2 id=", "#@CONFCRYPT cc2 idx=")),
             Status::kMalformed);
   EXPECT_EQ(open_status(cctest::replace(file_, "aead=aes-256-gcm", "aead=rot13")),
             Status::kMalformed);

@@ -1,5 +1,8 @@
 // GnuPG through the real gpg, in a throwaway GNUPGHOME: gpg recipients of the data key, and
 // whole-file mode with its signature requirement. Keys are generated in the suite's setup.
+#include <errno.h>
+#include <signal.h>
+
 #include <memory>
 
 #include "confcrypt/config.hpp"
@@ -264,6 +267,110 @@ TEST_F(GpgTest, WholeFileAroundAPerValueFile) {
   // The inner file is a per-value file: gpg alone shows tokens, not the password.
   auto inner = home_->gpg({"--decrypt"}, file);
   EXPECT_NE(inner.out.find("password = ENC:cc1:"), std::string::npos) << inner.out;
+}
+
+// ---- gpg failing ------------------------------------------------------------------------------
+
+// A "gpg" that hangs: a script that records its pid and the pid of the sleep it starts, then
+// waits. Returns its path.
+std::string make_hanging_gpg(const std::string& dir) {
+  std::string path = dir + "/hanging-gpg";
+  cctest::write(path, "#!/bin/sh\necho $$ > " + dir + "/gpg.pid\nsleep 300 &\necho $! > " + dir +
+                          "/sleep.pid\nwait\n");
+  chmod(path.c_str(), 0700);
+  return path;
+}
+
+// Whether the process is dead: gone, or a zombie its new parent has not reaped yet. SIGKILL is
+// delivered at once but a process dies asynchronously: up to 10 s (never that long in practice).
+bool process_gone(const std::string& pid_file) {
+  const std::string pid = cctest::read(pid_file);
+  for (int i = 0; i < 1000; ++i) {
+    if (kill(pid_t(std::stol(pid)), 0) != 0 && errno == ESRCH) return true;
+    std::string stat;
+    try {
+      stat = cctest::read("/proc/" + pid.substr(0, pid.find('\n')) + "/stat");
+    } catch (const Error&) {
+      return true;
+    }
+    size_t paren = stat.rfind(')');
+    if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z')
+      return true;
+    usleep(10000);
+  }
+  return false;
+}
+
+TEST_F(GpgTest, AHangingGpgIsStoppedAfterTheTimeout) {
+  Options o = wholefile_options();
+  std::string file = save(Config::open(kIni, o).keys(), o, Scheme::kPlain, true);
+  o.gpg.program = make_hanging_gpg(dir_);
+  o.gpg.timeout_seconds = 0.5;
+  try {
+    Config::open(file, o);
+    FAIL() << "opened through a gpg that never answers";
+  } catch (const Failure& f) {
+    EXPECT_EQ(f.status(), Status::kGpg);
+    EXPECT_NE(std::string(f.what()).find("did not finish within 0.5 s"), std::string::npos)
+        << f.what();
+  }
+  // The script and what it started are gone (its process group was killed and reaped).
+  EXPECT_TRUE(process_gone(dir_ + "/gpg.pid"));
+  EXPECT_TRUE(process_gone(dir_ + "/sleep.pid"));
+
+  // A gpg recipient of a per-value file: a hang is a gpg failure, not "no key here".
+  Options pv = wholefile_options();
+  pv.recipients = {parse_recipient_spec("gpg:" + alice_)};
+  std::string per_value = save(Config::open(kIni, pv).keys(), pv, Scheme::kPerValue);
+  pv.gpg.program = o.gpg.program;
+  pv.gpg.timeout_seconds = 0.5;
+  EXPECT_EQ(status_of([&] { Config::open(per_value, pv); }), Status::kGpg);
+}
+
+TEST_F(GpgTest, AGpgThatFailsWithoutAWordIsAGpgFailure) {
+  Options o = wholefile_options();
+  std::string file = save(Config::open(kIni, o).keys(), o, Scheme::kPlain, true);
+  o.gpg.program = "/bin/false";
+  try {
+    Config::open(file, o);
+    FAIL() << "opened through /bin/false";
+  } catch (const Failure& f) {
+    EXPECT_EQ(f.status(), Status::kGpg) << f.what();
+    EXPECT_NE(std::string(f.what()).find("'/bin/false' failed (exit status 1)"), std::string::npos)
+        << f.what();
+  }
+  Options pv = wholefile_options();
+  pv.recipients = {parse_recipient_spec("gpg:" + alice_)};
+  std::string per_value = save(Config::open(kIni, pv).keys(), pv, Scheme::kPerValue);
+  pv.gpg.program = "/bin/false";
+  EXPECT_EQ(status_of([&] { Config::open(per_value, pv); }), Status::kGpg);
+}
+
+TEST_F(GpgTest, OneChangedCharacterOfTheArmourIsModified) {
+  Options o = wholefile_options();
+  std::string file = save(Config::open(kIni, o).keys(), o, Scheme::kPlain, true);
+  ASSERT_EQ(file.rfind("-----BEGIN PGP MESSAGE-----", 0), 0u);
+  ASSERT_EQ(open_status(file, {alice_}), Status::kOk);
+  // Every character of the first Base64 lines, changed to another Base64 character: gpg alone
+  // says "CRC error" on stderr and nothing on its status descriptor (exit 4 before).
+  size_t body = file.find("\n\n") + 2;
+  size_t checked = 0;
+  for (size_t at = body; at < body + 200 && file[at] != '='; ++at) {
+    if (file[at] == '\n') continue;
+    std::string changed = file;
+    changed[at] = file[at] == 'A' ? 'B' : 'A';
+    EXPECT_EQ(open_status(changed, {alice_}), Status::kModified) << "at " << at;
+    ++checked;
+  }
+  EXPECT_GT(checked, 100u);
+  // The checksum line itself, and a character that is not Base64.
+  size_t sum = file.rfind("\n=") + 2;
+  std::string bad_sum = file;
+  bad_sum[sum] = file[sum] == 'A' ? 'B' : 'A';
+  EXPECT_EQ(open_status(bad_sum, {alice_}), Status::kModified);
+  std::string not_b64 = file;
+  not_b64[body + 5] = '!';
+  EXPECT_EQ(open_status(not_b64, {alice_}), Status::kModified);
 }
 
 }  // namespace

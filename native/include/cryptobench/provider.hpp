@@ -153,8 +153,19 @@ struct Registrar {
   static ::cb::Registrar CB_CONCAT(cb_registrar_, __LINE__)( \
       name_literal, [] { return std::unique_ptr<::cb::Provider>(new Class()); })
 
-// Names of all compiled-in providers, sorted.
+// Names of all compiled-in providers, sorted (with a provider loader: also those not loaded yet).
 std::vector<std::string> provider_names();
+
+// Lazy providers (libcryptobench_core.so, used by confcrypt): `names` can be loaded on demand;
+// `load(name)` makes the provider register itself (dlopen of its module) and returns an empty
+// string, or the reason it cannot. get_provider() and peek_provider() call it for a name not
+// registered yet, once per name.
+void set_provider_loader(std::vector<std::string> names,
+                         std::function<std::string(const std::string&)> load);
+// Why a known provider could not be loaded; empty when it was, or was never tried.
+std::string provider_load_error(const std::string& name);
+// Names of the providers registered (loaded) so far: what a process has actually brought in.
+std::vector<std::string> loaded_provider_names();
 // The process-wide instance of a provider, initialised on first use with the variant selected
 // for it (select_variant, default "default"). Returns nullptr for an unknown name.
 Provider* get_provider(const std::string& name);

@@ -25,6 +25,29 @@ Entry* find(const std::string& name) {
   return it == table().end() ? nullptr : &it->second;
 }
 
+struct Loader {
+  std::vector<std::string> names;
+  std::function<std::string(const std::string&)> load;
+  std::map<std::string, std::string> tried;  // name -> error ("" once loaded)
+};
+
+Loader& loader() {
+  static Loader l;
+  return l;
+}
+
+// find(), loading the provider's module first when a loader knows the name.
+Entry* find_or_load(const std::string& name) {
+  if (Entry* e = find(name)) return e;
+  Loader& l = loader();
+  if (!l.load || l.tried.count(name) ||
+      std::find(l.names.begin(), l.names.end(), name) == l.names.end()) {
+    return nullptr;
+  }
+  l.tried[name] = l.load(name);
+  return find(name);
+}
+
 Provider* instance(Entry& e) {
   if (!e.instance) e.instance = e.factory();
   return e.instance.get();
@@ -69,18 +92,40 @@ Registrar::Registrar(const char* name, ProviderFactory factory) {
 }
 
 std::vector<std::string> provider_names() {
+  std::vector<std::string> names = loaded_provider_names();
+  for (const auto& n : loader().names) {
+    // A module that failed to load is not offered.
+    if (!table().count(n) && provider_load_error(n).empty()) names.push_back(n);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+std::vector<std::string> loaded_provider_names() {
   std::vector<std::string> names;
   for (const auto& [name, entry] : table()) names.push_back(name);
   return names;
 }
 
+void set_provider_loader(std::vector<std::string> names,
+                         std::function<std::string(const std::string&)> load) {
+  loader().names = std::move(names);
+  loader().load = std::move(load);
+}
+
+std::string provider_load_error(const std::string& name) {
+  auto it = loader().tried.find(name);
+  return it == loader().tried.end() ? std::string() : it->second;
+}
+
 Provider* peek_provider(const std::string& name) {
-  Entry* e = find(name);
+  Entry* e = find_or_load(name);
   return e ? instance(*e) : nullptr;
 }
 
 Provider* get_provider(const std::string& name) {
-  Entry* e = find(name);
+  Entry* e = find_or_load(name);
   if (!e) return nullptr;
   Provider* p = instance(*e);
   if (!e->initialised) {
@@ -91,7 +136,7 @@ Provider* get_provider(const std::string& name) {
 }
 
 void select_variant(const std::string& provider, const std::string& variant) {
-  Entry* e = find(provider);
+  Entry* e = find_or_load(provider);
   if (!e) throw Unsupported("unknown provider '" + provider + "'");
   const auto vs = instance(*e)->variants();
   const bool known =

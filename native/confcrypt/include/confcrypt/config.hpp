@@ -9,6 +9,7 @@
 // (below) in-process.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -117,6 +118,8 @@ class Config {
   // Facts worth a line in `show --verbose`: providers used, what unlocked the file, values
   // marked but not yet encrypted.
   std::vector<std::string> notes() const;
+  // How many times each crypto operation ran in this configuration's life (Crypto::runs()).
+  const std::map<std::string, uint64_t>& crypto_runs() const;
 
  private:
   struct Impl;

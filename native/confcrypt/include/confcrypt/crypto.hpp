@@ -73,6 +73,9 @@ class Crypto {
   const std::vector<std::string>& notes() const { return notes_; }
   // Every algorithm used so far and the provider that did it.
   std::map<std::string, std::string> used() const;
+  // How many times each operation ran ("aes-256-gcm seal", "aes-256-gcm open", "hmac-sha256",
+  // "hkdf-sha256", "scrypt"): the work done, for tests and `show --verbose`.
+  const std::map<std::string, uint64_t>& runs() const { return runs_; }
 
  private:
   std::string provider_name_;
@@ -80,6 +83,7 @@ class Crypto {
   std::map<std::string, cb::Provider*> chosen_;
   std::vector<std::string> notes_;
   bool hkdf_from_hmac_ = false;
+  std::map<std::string, uint64_t> runs_;
 };
 
 // True for the AEAD names a token may carry.
@@ -141,15 +145,23 @@ const char* kind_name(Recipient::Kind kind);  // "gpg", "passphrase", "keyfile"
 // "gpg:FPR", "passphrase", "keyfile:KID": how lists and messages name a recipient.
 std::string describe(const Recipient& recipient);
 
+// The header's version: "cc2" is written; "cc1" (its protected paths listed in the header, one
+// line growing with every protected key) is still read, and migrated by the next write.
+inline constexpr uint8_t kHeaderVersion = 2;
+
 // The header a per-value file keeps in the format's header slot (one text line).
 struct Header {
-  uint8_t version = kFormatVersion;
+  uint8_t version = kHeaderVersion;
   std::string file_id;
   std::string aead = kDefaultAead;
   std::vector<Recipient> recipients;
-  // The encryption policy: the paths stored encrypted, and the selection regexes (ECMAScript,
-  // searched anywhere in the path) every matching key is encrypted by.
-  std::vector<std::string> protected_paths;
+  // The encryption policy. Version 2: each protected entry is marked where it stands (its value
+  // is a token; INI and dotenv: it carries the #@META marker), the MAC covers every entry's
+  // encrypted flag, and the header holds how many there are. Version 1: the protected paths.
+  // Both: the selection regexes (ECMAScript, searched anywhere in the path) every matching key
+  // is encrypted by.
+  uint64_t protected_count = 0;              // version 2
+  std::vector<std::string> protected_paths;  // version 1
   std::vector<std::string> regexes;
   uint64_t key_count = 0;  // keys covered by the MAC
   std::string mac;
@@ -158,6 +170,10 @@ struct Header {
   // Strict: the text must be exactly what to_text() gives back; throws Failure(kMalformed).
   static Header from_text(const std::string& text);
 };
+
+// Which stored keys are encrypted: version 2, those whose value is a token; version 1, those the
+// header lists.
+std::vector<bool> encrypted_flags(const Header& header, const KeySet& stored);
 
 // The MAC input: length-prefixed encoding of the header (all but the MAC) and, for every key in
 // order, (path, encrypted flag, type letter, stored value). `stored` holds the stored form.

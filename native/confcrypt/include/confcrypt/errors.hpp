@@ -33,6 +33,7 @@ enum class Status : int {
   kNoSuchKey = 19,      // `get` of a key the file does not have
   kCompat = 20,         // compatibility mode: wrong master password or a broken thesis value
   kUnprotected = 21,    // no valid confcrypt header: refused unless plain reading is asked for
+  kTooLarge = 22,       // `exec`: the environment would exceed the kernel's execve() limit
   kExec = 127,          // `exec`: the command cannot be run (as in the shell)
 };
 

@@ -40,6 +40,9 @@ class Format {
   // the file name used in messages (may be empty).
   virtual std::unique_ptr<Document> parse(const std::string& bytes,
                                           const std::string& source = "") const = 0;
+  // Throws Error, with the message emit() would give, when the format cannot store this value
+  // (its type or its bytes: a line break in INI, a NUL in dotenv, invalid UTF-8 in JSON).
+  virtual void check_value(const Key& key) const = 0;
 };
 
 // "ini", "json", "dotenv" (also "env"); throws Error for an unknown name.

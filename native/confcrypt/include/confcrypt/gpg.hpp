@@ -16,15 +16,28 @@ struct ProcessResult {
   std::string status;  // what the child wrote to fd 3 (only with want_status_fd)
 };
 
+// A program that did not finish in time (it was killed): a Failure(kGpg) that callers trying
+// several ways to unlock a file must not take for "this key is not here".
+struct Timeout : Failure {
+  explicit Timeout(const std::string& message) : Failure(Status::kGpg, message) {}
+};
+
 // Runs argv[0] (searched in PATH) with `input` on its stdin and stdout, stderr (and fd 3 when
 // want_status_fd) on pipes, all serviced at once so neither side blocks. The child inherits the
-// environment and no other descriptor. Throws Failure(kGpg) when the program cannot be started.
+// environment and no other descriptor, and runs in its own process group. Throws Failure(kGpg)
+// when the program cannot be started, and Timeout when `timeout_seconds` (> 0) pass before it
+// ends: its process group is then killed (SIGKILL) and reaped.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input,
-                          bool want_status_fd);
+                          bool want_status_fd, double timeout_seconds = 0);
+
+inline constexpr double kDefaultGpgTimeout = 60;  // seconds
 
 struct GpgOptions {
   std::string program = "gpg";  // CONFCRYPT_GPG overrides it in the CLI
   std::string homedir;          // --homedir when set; else gpg's own default (GNUPGHOME)
+  // A gpg that hangs (an agent waiting for a pinentry nobody sees, a broken wrapper) is killed
+  // after this many seconds: Timeout, exit 18. 0: wait for ever.
+  double timeout_seconds = kDefaultGpgTimeout;
 };
 
 // One "[GNUPG:] KEYWORD args..." line of --status-fd output.
@@ -50,7 +63,8 @@ class Gpg {
     std::vector<GpgStatus> status;
   };
   // `gpg --decrypt` with --status-fd; never throws for a failed decryption or verification (the
-  // caller reads the status lines), only when gpg cannot be run.
+  // caller reads the status lines), only when gpg cannot be run, times out, or fails without a
+  // single status line (not gpg, or gpg broken: Failure(kGpg)).
   Decrypted decrypt(const std::string& data) const;
 
   // Fingerprints of every secret key and subkey in the keyring.
