@@ -23,15 +23,13 @@ def kind(name: str) -> str:
 
 def uses_openssl(name: str) -> bool:
     """Whether OPENSSL_ia32cap changes the channel's own cryptography."""
-    return name in OPENVPN_VARIANTS or name in IPSEC_VARIANTS
+    return name in OPENVPN_VARIANTS or name in IPSEC_VARIANTS or name in IPSEC_IMPOSSIBLE
 
 
 def missing(name: str) -> str | None:
-    if name in IPSEC_IMPOSSIBLE:
-        return IPSEC_IMPOSSIBLE[name]
     if name in OPENVPN_VARIANTS:
         return openvpn.missing()
-    if name in IPSEC_VARIANTS:
+    if name in IPSEC_VARIANTS or name in IPSEC_IMPOSSIBLE:
         from cryptobench.scenarios.channel import ipsec
 
         return ipsec.missing()
@@ -52,10 +50,11 @@ def up(
         return openvpn.tunnel(
             ledger, topo, pki, work, openvpn.Settings(cipher=cipher, auth=auth, ia32cap=ia32cap)
         )
-    if name in IPSEC_VARIANTS:
+    if name in IPSEC_VARIANTS or name in IPSEC_IMPOSSIBLE:
         from cryptobench.scenarios.channel import ipsec
 
-        return ipsec.tunnel(ledger, topo, work, IPSEC_VARIANTS[name], ia32cap)
+        esp = IPSEC_VARIANTS.get(name) or IPSEC_IMPOSSIBLE[name]
+        return ipsec.tunnel(ledger, topo, work, esp, ia32cap)
     if name == WIREGUARD:
         from cryptobench.scenarios.channel import wireguard
 

@@ -64,7 +64,7 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
     channels = _list(
         args.channels,
         list(model.QUICK_CHANNELS if quick else model.all_channels()),
-        [*model.all_channels(), *model.IPSEC_IMPOSSIBLE],
+        model.all_channels(),
         "channels",
     )
     accel = _list(args.accel, list(model.ACCEL), list(model.ACCEL), "accel")
@@ -81,8 +81,6 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
     )
     if not 1 << 20 <= size <= 4 << 30:
         raise UserError("--size must be between 1M and 4G")
-    if not args.channels and not quick:
-        channels += list(model.IPSEC_IMPOSSIBLE)  # shown as not possible, with the reason
     return {
         "parts": parts,
         "channels": channels,
@@ -146,6 +144,12 @@ def channel_parts(db, run_id, ledger, topo, pki, work, spec) -> None:
             try:
                 tunnel = channels.up(name, ledger, topo, pki, work, _ia32(accel))
             except (procs.DaemonFailed, OSError, RuntimeError) as e:
+                if name in model.IPSEC_IMPOSSIBLE:
+                    why = f"{model.IPSEC_IMPOSSIBLE_WHY} (here: {str(e)[-160:]})"
+                    db.add_figures(
+                        run_id, [skipped({"part": "latency", **key}, "channel", "-", why)]
+                    )
+                    break
                 db.add_figures(run_id, [failed({"part": "latency", **key}, "channel", "-", str(e))])
                 continue
             try:

@@ -140,9 +140,11 @@ def count_in(path: Path, text: str) -> int:
         return 0
 
 
-def quiet(argv: Sequence[str], timeout_s: float = 30) -> subprocess.CompletedProcess:
+def quiet(
+    argv: Sequence[str], timeout_s: float = 30, stdin: str | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
-        list(argv), capture_output=True, text=True, timeout=timeout_s, check=False
+        list(argv), input=stdin, capture_output=True, text=True, timeout=timeout_s, check=False
     )
 
 
