@@ -82,7 +82,7 @@ def _common(pki: Pki, s: Settings, role: str, dev: str, log: Path) -> list[str]:
 
 
 def start_server(ledger: Ledger, topo: Topology, pki: Pki, work: Path, s: Settings) -> procs.Daemon:
-    log = work / f"openvpn-server-{s.cert}-{s.dh}.log"
+    log = work / f"openvpn-server-{s.cert}-{s.dh}{'-soft' if s.ia32cap else ''}.log"
     argv = [
         *_common(pki, s, "server", f"co{topo.tag}s", log),
         "--server",
@@ -119,7 +119,7 @@ def start_server(ledger: Ledger, topo: Topology, pki: Pki, work: Path, s: Settin
 def start_client(
     ledger: Ledger, topo: Topology, pki: Pki, work: Path, s: Settings, index: int = 0
 ) -> procs.Daemon:
-    log = work / f"openvpn-client{index}-{s.cert}-{s.dh}.log"
+    log = work / f"openvpn-client{index}-{s.cert}-{s.dh}{'-soft' if s.ia32cap else ''}.log"
     argv = [
         *_common(pki, s, "client", f"co{topo.tag}c{index}", log),
         "--client",

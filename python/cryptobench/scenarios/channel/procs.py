@@ -35,6 +35,7 @@ class Daemon:
     proc: subprocess.Popen
     log: Path
     entry: dict = field(default_factory=dict)  # its ledger entry
+    started_at: float = field(default_factory=time.monotonic)  # when it was spawned
 
     @property
     def pid(self) -> int:
@@ -56,11 +57,12 @@ def start(
     writes the log itself (`own_log`). The log starts empty, so readiness is this start's."""
     full_env = {**os.environ, **(env or {})}
     log.unlink(missing_ok=True)
+    spawned = time.monotonic()
     with open(os.devnull if own_log else log, "wb") as out:
         proc = ledger.spawn(
             argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=full_env
         )
-    return Daemon(name, proc, log, ledger.entries[-1])
+    return Daemon(name, proc, log, ledger.entries[-1], spawned)
 
 
 def stop(ledger: Ledger, daemon: Daemon) -> None:
@@ -108,13 +110,14 @@ def wait_ready(
     timeout_s: float,
     what: str = "ready",
 ) -> float:
-    """Polls `ready` until it holds (returns the seconds it took) or raises DaemonFailed with
-    the end of the daemon's log when the daemon exits or the time runs out."""
+    """Polls `ready` until it holds (returns the seconds since the daemon was spawned) or
+    raises DaemonFailed with the end of the daemon's log when the daemon exits or the time runs
+    out."""
     began = time.monotonic()
     deadline = began + timeout_s
     while time.monotonic() < deadline:
         if ready():
-            return time.monotonic() - began
+            return time.monotonic() - daemon.started_at
         if not daemon.alive():
             raise DaemonFailed(
                 f"{daemon.name} exited ({daemon.proc.returncode}) before {what}: {tail(daemon.log)}"
