@@ -227,6 +227,10 @@ def command(args: argparse.Namespace) -> int:
         ):
             args.run_id = run_id
             measure_all(db, run_id, ledger, spec)
+            if "handshake" in spec["parts"]:
+                from cryptobench.scenarios.channel import predict
+
+                db.add_figures(run_id, predict.figures(db, db.figures(run_id)))
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
     stored: list[Figure] = db.figures(run_id)

@@ -141,6 +141,70 @@ def bulk_rows(figures: list[Figure]) -> list[list[str]]:
     return rows
 
 
+PREDICT_HEADERS = [
+    "measured in",
+    "protocol",
+    "certificate",
+    "group",
+    "accel",
+    "measured per server CPU-s",
+    "public-key ops alone",
+    "public-key share",
+]
+
+
+def predict_rows(figures: list[Figure]) -> list[list[str]]:
+    """The measured handshakes per server CPU-second beside what the core's public-key figures
+    allow (sign + 2 key agreements): their ratio is the share of the server's CPU the
+    public-key cryptography takes."""
+    rows = []
+    for f in ok(figures, "predict", "predicted handshakes per server CPU-s"):
+        k = f.key
+        match = {"part": k["of"], "cert": k["cert"], "accel": k["accel"]}
+        match.update(
+            {"group": k["group"], "protocol": k["protocol"]}
+            if k["of"] == "tls"
+            else {"dh": k["group"]}
+        )
+        measured = median_of(figures, "handshakes per server CPU-s", match)
+        share = f"{measured / f.median:.0%}" if measured and f.median else "-"
+        rows.append(
+            [
+                k["of"],
+                k["protocol"],
+                k["cert"],
+                k["group"],
+                k["accel"],
+                _g(measured, ".0f"),
+                _g(f.median, ".0f"),
+                share,
+            ]
+        )
+    return rows
+
+
+BREAK_EVEN_HEADERS = [
+    "cipher (OpenSSL)",
+    "per-call overhead a, ns",
+    "ns/B accelerated",
+    "ns/B unaccelerated",
+    "break-even size, B",
+]
+
+
+def break_even_rows(figures: list[Figure]) -> list[list[str]]:
+    return [
+        [
+            f.key["algorithm"],
+            _g(f.extra.get("overhead_ns"), ".0f"),
+            _g(f.extra.get("ns_per_byte_accel"), ".3f"),
+            _g(f.extra.get("ns_per_byte_soft"), ".3f"),
+            _g(f.median, ".0f"),
+        ]
+        for f in ok(figures, "break-even", "break-even size")
+    ]
+
+
 def problems(figures: list[Figure]) -> list[str]:
     return [f"{f.label}: {f.status}: {f.reason}" for f in figures if f.status != "ok"]
 
@@ -174,6 +238,24 @@ def summary(figures: list[Figure], spec: dict) -> str:
             f"Bulk: a {size} MiB random file A→B; CPU % = every process involved "
             "(client, server, tunnel daemons) per wall second, 100 = one core:",
             text_table(BULK_HEADERS, rows),
+            "",
+        ]
+    if rows := predict_rows(figures):
+        core = next(
+            f.extra.get("core_run")
+            for f in ok(figures, "predict", "predicted handshakes per server CPU-s")
+        )
+        lines += [
+            f"Handshake cost predicted from core run {core} (server: sign + 2 key "
+            "agreements): the public-key share of the server's CPU per handshake:",
+            text_table(PREDICT_HEADERS, rows),
+            "",
+        ]
+    if rows := break_even_rows(figures):
+        lines += [
+            "Break-even analogue from the core's fits t(n) = a + b·n: above a₁/(b₀−b₁) "
+            "bytes the accelerated path's gain exceeds its whole per-call overhead:",
+            text_table(BREAK_EVEN_HEADERS, rows),
             "",
         ]
     lines += problems(figures)
