@@ -145,7 +145,7 @@ def channel_parts(db, run_id, ledger, topo, pki, work, spec) -> None:
                 tunnel = channels.up(name, ledger, topo, pki, work, _ia32(accel))
             except (procs.DaemonFailed, OSError, RuntimeError) as e:
                 if name in model.IPSEC_IMPOSSIBLE:
-                    why = f"{model.IPSEC_IMPOSSIBLE_WHY} (here: {str(e)[-160:]})"
+                    why = f"{model.IPSEC_IMPOSSIBLE_WHY} (here: {str(e)[:200]})"
                     db.add_figures(
                         run_id, [skipped({"part": "latency", **key}, "channel", "-", why)]
                     )

@@ -125,7 +125,7 @@ def figures(db: Store, measured: list) -> list:
     if run_id is None:
         why = (
             "no stored core run with OpenSSL's public-key cases in this database; make one "
-            f"with `cryptobench run --suite {suite_path()}` (about a minute) and run again"
+            f"with `cryptobench run --suite {suite_path()}` (seconds) and run again"
         )
         return [skipped({"part": "predict"}, "predicted handshakes per server CPU-s", "1/s", why)]
     results = analysis.load(db, run_id)
