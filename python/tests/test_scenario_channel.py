@@ -262,3 +262,48 @@ def test_the_handshake_prediction_comes_from_a_stored_core_run(tmp_path, native_
     assert gcm.ns_per_byte_soft > gcm.ns_per_byte_accel  # masking AES-NI costs per byte
     figs = {f.metric: f for f in predict.figures(store, measured)}
     assert figs["predicted handshakes per server CPU-s"].median == pytest.approx(1e9 / on.server_ns)
+
+
+@net_only
+def test_sigterm_during_a_measurement_tears_everything_down(tmp_path, state):
+    env = {
+        **os.environ,
+        "CRYPTOBENCH_STATE_DIR": str(state),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cryptobench",
+            "channel",
+            "--parts",
+            "latency",
+            "--channels",
+            "openvpn AES-256-GCM",
+            "--accel",
+            "on",
+            "--db",
+            str(tmp_path / "r.db"),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    ledger_file = state / f"channel-{child.pid}.json"
+    entries: list = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and child.poll() is None:
+        try:
+            entries = json.loads(ledger_file.read_text())["entries"]
+        except (OSError, ValueError, KeyError):
+            entries = []
+        if [e["kind"] for e in entries].count("pid") >= 2:
+            break
+        time.sleep(0.05)
+    child.send_signal(signal.SIGTERM)
+    assert child.wait(timeout=60) == 130  # interrupted, stored as such
+    assert not {e["name"] for e in entries if e["kind"] == "netns"} & _namespaces()
+    assert all(_gone(e["pid"], e["started"]) for e in entries if e["kind"] == "pid")
+    assert not any(Path(e["path"]).exists() for e in entries if e["kind"] == "path")
+    assert not ledger_file.exists()
