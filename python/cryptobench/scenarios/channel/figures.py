@@ -168,6 +168,8 @@ def predict_rows(figures: list[Figure]) -> list[list[str]]:
         )
         measured = median_of(figures, "handshakes per server CPU-s", match)
         share = f"{measured / f.median:.0%}" if measured and f.median else "-"
+        if f.extra.get("unstable"):
+            share += " (core case unstable)"
         rows.append(
             [
                 k["of"],

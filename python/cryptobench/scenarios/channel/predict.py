@@ -45,7 +45,7 @@ def latest_core_run(db: Store) -> int | None:
     return None
 
 
-def _ns(results: RunResults, algorithm: str, operation: str, variant: str) -> float | None:
+def _case(results: RunResults, algorithm: str, operation: str, variant: str):
     for c in results.ok_cases():
         if (c.provider, c.variant, c.algorithm, c.operation) == (
             "openssl",
@@ -53,8 +53,13 @@ def _ns(results: RunResults, algorithm: str, operation: str, variant: str) -> fl
             algorithm,
             operation,
         ):
-            return c.summary.median
+            return c
     return None
+
+
+def _ns(results: RunResults, algorithm: str, operation: str, variant: str) -> float | None:
+    c = _case(results, algorithm, operation, variant)
+    return c.summary.median if c else None
 
 
 @dataclass
@@ -64,6 +69,7 @@ class Prediction:
     accel: str
     server_ns: float | None  # sign + 2 × agreement
     both_ns: float | None  # + verify + 2 × agreement on the client
+    unstable: bool = False  # a core case it rests on has a wide confidence interval
 
     @property
     def server_per_s(self) -> float | None:
@@ -79,7 +85,12 @@ def handshake(results: RunResults, cert: str, group: str, accel: str) -> Predict
         return Prediction(cert, group, accel, None, None)
     server = sign + 2 * agree
     both = server + (verify + 2 * agree if verify is not None else float("nan"))
-    return Prediction(cert, group, accel, server, both)
+    used = [
+        _case(results, SIGN[cert], "sign", variant),
+        _case(results, AGREE[group], "derive", variant),
+    ]
+    unstable = any(c.summary.unstable for c in used if c is not None)
+    return Prediction(cert, group, accel, server, both, unstable)
 
 
 @dataclass
@@ -153,7 +164,12 @@ def figures(db: Store, measured: list) -> list:
             why = f"the core has no {k['cert']} sign or {group} agreement case (core run {run_id})"
             out.append(skipped(key, "predicted handshakes per server CPU-s", "1/s", why))
             continue
-        extra = {"core_run": run_id, "server_ns": p.server_ns, "both_ns": p.both_ns}
+        extra = {
+            "core_run": run_id,
+            "server_ns": p.server_ns,
+            "both_ns": p.both_ns,
+            "unstable": p.unstable,
+        }
         out.append(
             Figure(
                 key, "predicted handshakes per server CPU-s", "1/s", [p.server_per_s], extra=extra
