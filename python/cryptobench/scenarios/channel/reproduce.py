@@ -67,7 +67,7 @@ def table_5_1_5_2(figures: list[Figure]) -> str:
             [
                 f"paper {cert}",
                 f"{soft_t:.3f}",
-                f"{hw_t:.3f} ({soft_t / hw_t:.1f}× faster)",
+                f"{hw_t:.3f} (soft ÷ hw {soft_t / hw_t:.1f})",
                 f"{soft_n:.1f} / {soft_c:.0f}%",
                 f"{hw_n:.1f} / {hw_c:.0f}%",
                 f"{soft_n / soft_c:.2f}",
@@ -83,7 +83,7 @@ def table_5_1_5_2(figures: list[Figure]) -> str:
                 median_of(figures, "server cpu", k),
             )
         off, on = cells["off"], cells["on"]
-        speed = f" ({off[0] / on[0]:.1f}× faster)" if off[0] and on[0] else ""
+        speed = f" (off ÷ on {off[0] / on[0]:.1f})" if off[0] and on[0] else ""
         rows.append(
             [
                 f"ours {cert}",
