@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="LIST",
         default=None,
         help="on (OpenSSL as it detects the CPU), off (OPENSSL_ia32cap="
-        f"{model.SOFT_IA32CAP}: no AES-NI/PCLMUL/AVX) or both (default on,off)",
+        f"{model.SOFT_IA32CAP}: no AES-NI/PCLMUL/AVX) or on,off for both (the default)",
     )
     p.add_argument("--runs", type=int, metavar="N", help=f"repetitions (default {model.RUNS})")
     p.add_argument(
