@@ -20,7 +20,7 @@ class FigureComparison:
     b: Figure | None
     ratio: float | None  # median B / median A
     p: float | None
-    verdict: str  # better, worse, same, failed, only-a, only-b
+    verdict: str  # better, worse, same, failed, skipped, only-a, only-b
 
     @property
     def figure(self) -> Figure:
@@ -30,7 +30,11 @@ class FigureComparison:
 
 
 def compare_figure(a: Figure, b: Figure, threshold: float, alpha: float) -> FigureComparison:
-    if a.status != "ok" or b.status != "ok" or not a.median or b.median is None:
+    if "failed" in (a.status, b.status):
+        return FigureComparison(a, b, None, None, "failed")
+    if "skipped" in (a.status, b.status):
+        return FigureComparison(a, b, None, None, "skipped")
+    if not a.median or b.median is None:
         return FigureComparison(a, b, None, None, "failed")
     ratio = b.median / a.median
     p = None

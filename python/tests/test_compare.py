@@ -114,3 +114,22 @@ def test_compare_uses_the_stored_calibration(tmp_path, capsys):
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     assert "calibration of" in out and "1 faster" in out  # 7% > this machine's 3%
+
+
+def test_a_figure_skipped_in_either_run_is_called_skipped_not_failed():
+    from cryptobench.compare_figures import compare_figures
+    from cryptobench.figures import Figure, failed, skipped
+
+    key = {"system": "gocryptfs", "workload": "bonnie seeks"}
+    ok = Figure(key, "rate", "1/s", [100.0, 110.0, 105.0])
+    why = "bonnie++ printed +++++"
+    verdicts = [
+        compare_figures([a], [b], 0.1, 0.05)[0].verdict
+        for a, b in (
+            (ok, skipped(key, "rate", "1/s", why)),
+            (skipped(key, "rate", "1/s", why), ok),
+            (ok, failed(key, "rate", "1/s", "exit 1")),
+            (ok, ok),
+        )
+    ]
+    assert verdicts == ["skipped", "skipped", "failed", "same"]
