@@ -1,0 +1,276 @@
+//! Provider `rustcrypto`: the RustCrypto crates (aes-gcm, chacha20poly1305, sha2, sha3, hmac,
+//! hkdf, pbkdf2, argon2, ed25519-dalek, x25519-dalek, p256, p384) through their normal traits.
+//!
+//! Variants: RustCrypto picks AES-NI, CLMUL, AVX2 and SHA-NI at run time through `cpufeatures`,
+//! which reads no environment variable; the portable code is chosen only at compile time (cfg
+//! flags such as `aes_force_soft`), so this provider has only `default` here.
+
+use crate::machine::{cpu_features, locked_version};
+use crate::providers::{array32, ec_point, ec_size, padded};
+use crate::types::*;
+use aes_gcm::aead::array::Array;
+use aes_gcm::aead::inout::InOutBuf;
+use aes_gcm::aead::{AeadCore, AeadInOut, KeyInit};
+use serde_json::{json, Map, Value};
+use sha2::Digest;
+
+pub struct RustCrypto;
+
+const ALGORITHMS: &[&str] = &[
+    "aes-128-gcm", "aes-256-gcm", "chacha20-poly1305", "xchacha20-poly1305", "sha224", "sha256", "sha384",
+    "sha512", "sha3-256", "sha3-512", "hmac-sha256", "hmac-sha512", "ed25519", "x25519", "ecdsa-p256",
+    "ecdsa-p384", "pbkdf2-sha256", "pbkdf2-sha512", "hkdf-sha256", "argon2id",
+];
+
+static VARIANTS: [Variant; 1] = [Variant {
+    name: "default",
+    description: "the RustCrypto crates as built: cpufeatures picks AES-NI/CLMUL/AVX2/SHA-NI at run time (no switch)",
+    env: &[],
+}];
+
+fn op_box<F: FnMut(&mut Io) -> Res<usize> + 'static>(f: F) -> Res<BoxOp> {
+    Ok(Box::new(f))
+}
+
+/// An AEAD through AeadInOut: truly in place, or from the input buffer into the output buffer.
+fn aead_op<A: AeadInOut + KeyInit + 'static>(op: &str, p: &Params) -> Res<BoxOp> {
+    let cipher = A::new_from_slice(&p.key).map_err(|_| failed("the key was refused"))?;
+    let nonce = aes_gcm::aead::Nonce::<A>::try_from(&p.iv[..]).map_err(|_| failed("wrong nonce length"))?;
+    let aad = p.aad.clone();
+    let tag_len = <A as AeadCore>::TagSize::USIZE;
+    if op == "encrypt" {
+        return op_box(move |io: &mut Io| {
+            let n = io.len();
+            if io.out.len() < n + tag_len {
+                return Err(failed("output buffer too small"));
+            }
+            let tag = match io.split() {
+                Some((i, o)) => cipher.encrypt_inout_detached(&nonce, &aad, InOutBuf::new(i, &mut o[..n]).unwrap()),
+                None => cipher.encrypt_inout_detached(&nonce, &aad, InOutBuf::from(&mut io.out[..n])),
+            }
+            .map_err(|_| failed("encryption failed"))?;
+            io.out[n..n + tag_len].copy_from_slice(&tag);
+            Ok(n + tag_len)
+        });
+    }
+    op_box(move |io: &mut Io| {
+        let n = io.len();
+        if n < tag_len {
+            return Err(rejected("ciphertext shorter than its tag"));
+        }
+        let m = n - tag_len;
+        let ok = match io.split() {
+            Some((i, o)) => {
+                let tag = aes_gcm::aead::Tag::<A>::try_from(&i[m..]).unwrap();
+                cipher.decrypt_inout_detached(&nonce, &aad, InOutBuf::new(&i[..m], &mut o[..m]).unwrap(), &tag)
+            }
+            None => {
+                let tag = aes_gcm::aead::Tag::<A>::try_from(&io.out[m..n]).unwrap();
+                cipher.decrypt_inout_detached(&nonce, &aad, InOutBuf::from(&mut io.out[..m]), &tag)
+            }
+        };
+        ok.map_err(|_| rejected("the tag does not verify"))?;
+        Ok(m)
+    })
+}
+
+use aes_gcm::aead::array::typenum::Unsigned;
+
+fn hash_op<D: Digest + 'static>() -> Res<BoxOp> {
+    op_box(move |io: &mut Io| {
+        let d = D::digest(io.input());
+        io.write(&d)
+    })
+}
+
+fn hmac_op<D>(key: &[u8]) -> Res<BoxOp>
+where
+    hmac::Hmac<D>: hmac::Mac + KeyInit + Clone + 'static,
+    D: hmac::EagerHash,
+{
+    use hmac::Mac;
+    let mac = <hmac::Hmac<D> as KeyInit>::new_from_slice(key).map_err(|_| failed("the key was refused"))?;
+    op_box(move |io: &mut Io| {
+        let mut m = mac.clone();
+        m.update(io.input());
+        io.write(&m.finalize().into_bytes())
+    })
+}
+
+fn ed25519_op(op: &str, p: &Params) -> Res<BoxOp> {
+    use ed25519_dalek::{Signer, Verifier};
+    if op == "sign" {
+        let sk = ed25519_dalek::SigningKey::from_bytes(&array32(part(&p.keypair, "priv"), "Ed25519 private key")?);
+        return op_box(move |io: &mut Io| {
+            let s = sk.sign(io.input());
+            io.write(&s.to_bytes())
+        });
+    }
+    let vk = ed25519_dalek::VerifyingKey::from_bytes(&array32(part(&p.keypair, "pub"), "Ed25519 public key")?)
+        .map_err(|_| rejected("Ed25519 public key refused"))?;
+    let sig = ed25519_dalek::Signature::from_slice(&p.signature).map_err(|_| rejected("malformed Ed25519 signature"))?;
+    op_box(move |io: &mut Io| {
+        vk.verify(io.input(), &sig).map_err(|_| rejected("Ed25519 signature does not verify"))?;
+        Ok(0)
+    })
+}
+
+fn x25519_op(p: &Params) -> Res<BoxOp> {
+    let secret = x25519_dalek::StaticSecret::from(array32(part(&p.keypair, "priv"), "X25519 private key")?);
+    let peer = x25519_dalek::PublicKey::from(array32(part(&p.peer, "pub"), "X25519 public key")?);
+    op_box(move |io: &mut Io| {
+        let z = secret.diffie_hellman(&peer);
+        io.write(z.as_bytes())
+    })
+}
+
+macro_rules! ecdsa_op {
+    ($curve:ident, $info:expr, $op:expr, $p:expr) => {{
+        use $curve::ecdsa::signature::{Signer, Verifier};
+        let size = ec_size($info);
+        if $op == "sign" {
+            let sk = $curve::ecdsa::SigningKey::from_slice(&padded(part(&$p.keypair, "d"), size))
+                .map_err(|_| failed("ECDSA private key refused"))?;
+            op_box(move |io: &mut Io| {
+                let s: $curve::ecdsa::Signature = sk.sign(io.input());
+                io.write(&s.to_bytes())
+            })
+        } else {
+            let vk = $curve::ecdsa::VerifyingKey::from_sec1_bytes(&ec_point(&$p.keypair, size))
+                .map_err(|_| rejected("ECDSA public key refused"))?;
+            let sig = $curve::ecdsa::Signature::from_slice(&$p.signature)
+                .map_err(|_| rejected("malformed ECDSA signature"))?;
+            op_box(move |io: &mut Io| {
+                vk.verify(io.input(), &sig).map_err(|_| rejected("ECDSA signature does not verify"))?;
+                Ok(0)
+            })
+        }
+    }};
+}
+
+fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
+    let n = p.out_len;
+    let salt = p.salt.clone();
+    let check = move |io: &Io| if io.out.len() < n { Err(failed("output buffer too small")) } else { Ok(()) };
+    match info.name.as_str() {
+        "hkdf-sha256" => {
+            let inf = p.info.clone();
+            op_box(move |io: &mut Io| {
+                check(io)?;
+                let hk = hkdf::Hkdf::<sha2::Sha256>::new(Some(&salt), io.input());
+                let mut okm = [0u8; 255 * 32];
+                hk.expand(&inf, &mut okm[..n]).map_err(|_| failed("HKDF expand failed"))?;
+                io.write(&okm[..n])
+            })
+        }
+        "pbkdf2-sha256" | "pbkdf2-sha512" => {
+            let rounds = u32::try_from(p.cost("iterations")).map_err(|_| failed("too many iterations"))?;
+            let sha512 = info.name == "pbkdf2-sha512";
+            op_box(move |io: &mut Io| {
+                check(io)?;
+                let password = io.input().to_vec();
+                if sha512 {
+                    pbkdf2::pbkdf2_hmac::<sha2::Sha512>(&password, &salt, rounds, &mut io.out[..n]);
+                } else {
+                    pbkdf2::pbkdf2_hmac::<sha2::Sha256>(&password, &salt, rounds, &mut io.out[..n]);
+                }
+                Ok(n)
+            })
+        }
+        "argon2id" => {
+            let mut b = argon2::ParamsBuilder::new();
+            b.m_cost(p.cost("m") as u32).t_cost(p.cost("t") as u32).p_cost(p.cost("p") as u32).output_len(n);
+            if !p.ad.is_empty() {
+                b.data(argon2::AssociatedData::new(&p.ad).map_err(|e| failed(format!("Argon2 data: {e}")))?);
+            }
+            let params = b.build().map_err(|e| failed(format!("Argon2 parameters refused: {e}")))?;
+            let secret: &'static [u8] = Box::leak(p.secret.clone().into_boxed_slice());
+            let a2 = if secret.is_empty() {
+                argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params)
+            } else {
+                argon2::Argon2::new_with_secret(secret, argon2::Algorithm::Argon2id, argon2::Version::V0x13, params)
+                    .map_err(|e| failed(format!("Argon2 secret refused: {e}")))?
+            };
+            op_box(move |io: &mut Io| {
+                check(io)?;
+                let password = io.input().to_vec();
+                a2.hash_password_into(&password, &salt, &mut io.out[..n]).map_err(|e| failed(format!("Argon2: {e}")))?;
+                Ok(n)
+            })
+        }
+        _ => Err(unsupported(format!("rustcrypto does not offer {}", info.name))),
+    }
+}
+
+fn random32() -> Res<[u8; 32]> {
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed).map_err(|e| failed(format!("no randomness: {e}")))?;
+    Ok(seed)
+}
+
+impl Provider for RustCrypto {
+    fn name(&self) -> &'static str {
+        "rustcrypto"
+    }
+    fn version(&self) -> String {
+        let crates = ["aes-gcm", "chacha20poly1305", "sha2", "sha3", "hmac", "ed25519-dalek", "x25519-dalek", "p256", "argon2"];
+        let list: Vec<String> = crates.iter().map(|c| format!("{c} {}", locked_version(c))).collect();
+        format!("RustCrypto ({})", list.join(", "))
+    }
+    fn algorithms(&self) -> Vec<&'static str> {
+        ALGORITHMS.to_vec()
+    }
+    fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
+        if !self.offers(&info.name) {
+            return Err(unsupported(format!("rustcrypto does not offer {}", info.name)));
+        }
+        match info.name.as_str() {
+            "aes-128-gcm" => aead_op::<aes_gcm::Aes128Gcm>(op, p),
+            "aes-256-gcm" => aead_op::<aes_gcm::Aes256Gcm>(op, p),
+            "chacha20-poly1305" => aead_op::<chacha20poly1305::ChaCha20Poly1305>(op, p),
+            "xchacha20-poly1305" => aead_op::<chacha20poly1305::XChaCha20Poly1305>(op, p),
+            "sha224" => hash_op::<sha2::Sha224>(),
+            "sha256" => hash_op::<sha2::Sha256>(),
+            "sha384" => hash_op::<sha2::Sha384>(),
+            "sha512" => hash_op::<sha2::Sha512>(),
+            "sha3-256" => hash_op::<sha3::Sha3_256>(),
+            "sha3-512" => hash_op::<sha3::Sha3_512>(),
+            "hmac-sha256" => hmac_op::<sha2::Sha256>(&p.key),
+            "hmac-sha512" => hmac_op::<sha2::Sha512>(&p.key),
+            "ed25519" => ed25519_op(op, p),
+            "x25519" => x25519_op(p),
+            "ecdsa-p256" => ecdsa_op!(p256, info, op, p),
+            "ecdsa-p384" => ecdsa_op!(p384, info, op, p),
+            _ => kdf_op(info, p),
+        }
+    }
+    fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts> {
+        let mut k = KeyParts::new();
+        match info.name.as_str() {
+            "ed25519" => {
+                let seed = random32()?;
+                let sk = ed25519_dalek::SigningKey::from_bytes(&seed);
+                k.insert("priv".into(), seed.to_vec());
+                k.insert("pub".into(), sk.verifying_key().to_bytes().to_vec());
+            }
+            "x25519" => {
+                let secret = x25519_dalek::StaticSecret::from(random32()?);
+                k.insert("pub".into(), x25519_dalek::PublicKey::from(&secret).to_bytes().to_vec());
+                k.insert("priv".into(), secret.to_bytes().to_vec());
+            }
+            _ => return Err(unsupported(format!("rustcrypto: {} key generation is not wired up here", info.name))),
+        }
+        Ok(k)
+    }
+    fn code_path(&self) -> Map<String, Value> {
+        let mut m = cpu_features();
+        m.insert("switch".into(), json!("none at run time: cpufeatures reads no environment variable"));
+        m
+    }
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+}
+
+#[allow(dead_code)]
+fn _unused(_: Array<u8, aes_gcm::aead::array::typenum::U1>) {}
