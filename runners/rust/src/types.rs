@@ -20,8 +20,6 @@ pub struct AlgorithmInfo {
     pub output_bytes: usize,
     pub family: String,
     pub key_type: String,
-    pub bits: usize,
-    pub digest: String,
     /// The entry as `cryptobench-native list` prints it (what `list` sends back).
     pub json: Value,
 }
@@ -60,8 +58,6 @@ pub fn catalogue() -> &'static [AlgorithmInfo] {
                     output_bytes: n("output_bytes"),
                     family: s("family"),
                     key_type: s("key_type"),
-                    bits: n("bits"),
-                    digest: s("digest"),
                     json: v.clone(),
                 }
             })
@@ -156,9 +152,6 @@ impl<'a> Io<'a> {
     }
     pub fn len(&self) -> usize {
         self.len
-    }
-    pub fn is_in_place(&self) -> bool {
-        self.input.is_none()
     }
     pub fn input(&self) -> &[u8] {
         match self.input {

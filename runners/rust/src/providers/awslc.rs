@@ -49,10 +49,130 @@ fn derive_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
     })
 }
 
+/// AES in CBC (no padding: the catalogue's sizes are whole blocks), CTR, CFB-128 and OFB through
+/// aws-lc-rs's cipher module, in place (its API).
+fn cipher_op(info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
+    use c::cipher::*;
+    let alg: &'static Algorithm = match info.key_bytes {
+        16 => &AES_128,
+        24 => &AES_192,
+        _ => &AES_256,
+    };
+    let mode = info.name.rsplit('-').next().unwrap_or("");
+    let key = || UnboundCipherKey::new(alg, &p.key).map_err(|_| failed("the key was refused"));
+    let iv: [u8; 16] = p.iv.as_slice().try_into().map_err(|_| failed("the IV must be 16 bytes"))?;
+    if op == "encrypt" {
+        let k = match mode {
+            "cbc" => EncryptingKey::cbc(key()?),
+            "ctr" => EncryptingKey::ctr(key()?),
+            "cfb" => EncryptingKey::cfb128(key()?),
+            "ofb" => EncryptingKey::ofb(key()?),
+            _ => return Err(unsupported(format!("no {}", info.name))),
+        }
+        .map_err(|_| failed("the key was refused"))?;
+        return op_box(move |io: &mut Io| {
+            let n = io.len();
+            let buf = io.in_place_buf()?;
+            k.less_safe_encrypt(&mut buf[..n], EncryptionContext::Iv128(iv.into()))
+                .map_err(|_| failed("encryption failed"))?;
+            Ok(n)
+        });
+    }
+    let k = match mode {
+        "cbc" => DecryptingKey::cbc(key()?),
+        "ctr" => DecryptingKey::ctr(key()?),
+        "cfb" => DecryptingKey::cfb128(key()?),
+        "ofb" => DecryptingKey::ofb(key()?),
+        _ => return Err(unsupported(format!("no {}", info.name))),
+    }
+    .map_err(|_| failed("the key was refused"))?;
+    op_box(move |io: &mut Io| {
+        let n = io.len();
+        let buf = io.in_place_buf()?;
+        k.decrypt(&mut buf[..n], DecryptionContext::Iv128(iv.into())).map_err(|_| failed("decryption failed"))?;
+        Ok(n)
+    })
+}
+
+fn sha3_op(info: &AlgorithmInfo) -> Res<BoxOp> {
+    let alg = if info.name == "sha3-256" { &c::digest::SHA3_256 } else { &c::digest::SHA3_512 };
+    op_box(move |io: &mut Io| {
+        let d = c::digest::digest(alg, io.input());
+        io.write(d.as_ref())
+    })
+}
+
+fn ecdsa_p521_op(op: &str, p: &Params) -> Res<BoxOp> {
+    let public = ec_point(&p.keypair, 66);
+    if op == "sign" {
+        let d = padded(part(&p.keypair, "d"), 66);
+        let kp = ecdsa_key_pair(&c::signature::ECDSA_P521_SHA512_FIXED_SIGNING, &d, &public)?;
+        let rng = c::rand::SystemRandom::new();
+        return op_box(move |io: &mut Io| {
+            let s = kp.sign(&rng, io.input()).map_err(|_| failed("ECDSA signing failed"))?;
+            io.write(s.as_ref())
+        });
+    }
+    let sig = p.signature.clone();
+    op_box(move |io: &mut Io| {
+        c::signature::UnparsedPublicKey::new(&c::signature::ECDSA_P521_SHA512_FIXED, &public)
+            .verify(io.input(), &sig)
+            .map_err(|_| rejected("ECDSA signature does not verify"))?;
+        Ok(0)
+    })
+}
+
+/// Splits an uncompressed SEC1 point 04‖x‖y into the key parts x and y.
+fn point_parts(k: &mut KeyParts, point: &[u8]) {
+    let n = (point.len() - 1) / 2;
+    k.insert("x".into(), point[1..1 + n].to_vec());
+    k.insert("y".into(), point[1 + n..].to_vec());
+}
+
+fn generate(info: &AlgorithmInfo) -> Res<KeyParts> {
+    use c::encoding::{AsBigEndian, Curve25519SeedBin, EcPrivateKeyBin};
+    let mut k = KeyParts::new();
+    let bad = |_| failed(format!("{} key generation failed", info.name));
+    match info.name.as_str() {
+        "ed25519" => return generate_ed25519(),
+        "x25519" => {
+            let key = c::agreement::PrivateKey::generate(&c::agreement::X25519).map_err(bad)?;
+            let seed: Curve25519SeedBin = key.as_be_bytes().map_err(bad)?;
+            k.insert("priv".into(), seed.as_ref().to_vec());
+            k.insert("pub".into(), key.compute_public_key().map_err(bad)?.as_ref().to_vec());
+        }
+        "ecdh-p256" | "ecdh-p384" => {
+            let key = c::agreement::PrivateKey::generate(agreement_alg(info)?).map_err(bad)?;
+            let d: EcPrivateKeyBin = key.as_be_bytes().map_err(bad)?;
+            k.insert("d".into(), d.as_ref().to_vec());
+            point_parts(&mut k, key.compute_public_key().map_err(bad)?.as_ref());
+        }
+        "ecdsa-p256" | "ecdsa-p384" | "ecdsa-p521" => {
+            let alg = match info.name.as_str() {
+                "ecdsa-p256" => &c::signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+                "ecdsa-p384" => &c::signature::ECDSA_P384_SHA384_FIXED_SIGNING,
+                _ => &c::signature::ECDSA_P521_SHA512_FIXED_SIGNING,
+            };
+            let kp = c::signature::EcdsaKeyPair::generate(alg).map_err(bad)?;
+            let d: EcPrivateKeyBin = kp.private_key().as_be_bytes().map_err(bad)?;
+            k.insert("d".into(), d.as_ref().to_vec());
+            point_parts(&mut k, kp.public_key().as_ref());
+        }
+        _ => return Err(unsupported(format!("aws-lc-rs does not generate {} keys here", info.name))),
+    }
+    Ok(k)
+}
+
+fn extra_aead(name: &str) -> Option<&'static c::aead::Algorithm> {
+    (name == "aes-192-gcm").then_some(&c::aead::AES_192_GCM)
+}
+
 pub struct AwsLc;
 
 const ALGORITHMS: &[&str] = &[
-    "aes-128-gcm", "aes-256-gcm", "chacha20-poly1305", "sha1", "sha256", "sha384", "sha512", "hmac-sha256",
+    "aes-128-cbc", "aes-128-cfb", "aes-128-ofb", "aes-128-ctr", "aes-128-gcm", "aes-192-cbc", "aes-192-cfb",
+    "aes-192-ofb", "aes-192-ctr", "aes-192-gcm", "aes-256-cbc", "aes-256-cfb", "aes-256-ofb", "aes-256-ctr",
+    "aes-256-gcm", "chacha20-poly1305", "sha3-256", "sha3-512", "ecdsa-p521", "sha1", "sha256", "sha384", "sha512", "hmac-sha256",
     "hmac-sha512", "ed25519", "ecdsa-p256", "ecdsa-p384", "rsa-2048-pkcs1-sha256", "rsa-2048-pss-sha256",
     "rsa-3072-pkcs1-sha256", "rsa-3072-pss-sha256", "rsa-4096-pkcs1-sha256", "rsa-4096-pss-sha256",
     "x25519", "ecdh-p256", "ecdh-p384", "pbkdf2-sha1", "pbkdf2-sha256", "pbkdf2-sha512", "hkdf-sha256",
@@ -90,17 +210,18 @@ impl Provider for AwsLc {
         if !self.offers(&info.name) {
             return Err(unsupported(format!("aws-lc-rs does not offer {}", info.name)));
         }
-        if info.kind == "key-agreement" {
-            return derive_op(info, p);
+        match info.name.as_str() {
+            _ if info.kind == "key-agreement" => return derive_op(info, p),
+            _ if info.kind == "cipher" => return cipher_op(info, op, p),
+            "sha3-256" | "sha3-512" => return sha3_op(info),
+            "ecdsa-p521" => return ecdsa_p521_op(op, p),
+            _ => {}
         }
         prepare_shared(info, op, p)
             .unwrap_or_else(|| Err(unsupported(format!("aws-lc-rs does not offer {}", info.name))))
     }
     fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts> {
-        match info.name.as_str() {
-            "ed25519" => generate_ed25519(),
-            _ => Err(unsupported(format!("aws-lc-rs: {} key generation is not wired up here", info.name))),
-        }
+        generate(info)
     }
     fn code_path(&self) -> Map<String, Value> {
         let mut m = cpu_features();

@@ -11,7 +11,7 @@ fn aead_alg(name: &str) -> Option<&'static c::aead::Algorithm> {
         "aes-128-gcm" => &c::aead::AES_128_GCM,
         "aes-256-gcm" => &c::aead::AES_256_GCM,
         "chacha20-poly1305" => &c::aead::CHACHA20_POLY1305,
-        _ => return None,
+        _ => return extra_aead(name),
     })
 }
 
