@@ -17,6 +17,11 @@ use sha2::Digest;
 pub struct RustCrypto;
 
 const ALGORITHMS: &[&str] = &[
+    "aes-128-cbc", "aes-128-ctr", "aes-192-cbc", "aes-192-ctr", "aes-256-cbc", "aes-256-ctr", "aes-192-gcm",
+    "ecdh-p256", "ecdh-p384", "pbkdf2-sha1", "rsa-1024", "rsa-2048", "rsa-3072", "rsa-4096",
+    "rsa-1024-pkcs1-sha256", "rsa-1024-pss-sha256", "rsa-1024-oaep-sha256", "rsa-2048-pkcs1-sha256",
+    "rsa-2048-pss-sha256", "rsa-2048-oaep-sha256", "rsa-3072-pkcs1-sha256", "rsa-3072-pss-sha256",
+    "rsa-3072-oaep-sha256", "rsa-4096-pkcs1-sha256", "rsa-4096-pss-sha256", "rsa-4096-oaep-sha256",
     "aes-128-gcm", "aes-256-gcm", "chacha20-poly1305", "xchacha20-poly1305", "sha224", "sha256", "sha384",
     "sha512", "sha3-256", "sha3-512", "hmac-sha256", "hmac-sha512", "ed25519", "x25519", "ecdsa-p256",
     "ecdsa-p384", "pbkdf2-sha256", "pbkdf2-sha512", "hkdf-sha256", "argon2id",
@@ -163,16 +168,17 @@ fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
                 io.write(&okm[..n])
             })
         }
-        "pbkdf2-sha256" | "pbkdf2-sha512" => {
+        "pbkdf2-sha1" | "pbkdf2-sha256" | "pbkdf2-sha512" => {
             let rounds = u32::try_from(p.cost("iterations")).map_err(|_| failed("too many iterations"))?;
-            let sha512 = info.name == "pbkdf2-sha512";
+            let digest = info.name.clone();
             op_box(move |io: &mut Io| {
                 check(io)?;
                 let password = io.input().to_vec();
-                if sha512 {
-                    pbkdf2::pbkdf2_hmac::<sha2::Sha512>(&password, &salt, rounds, &mut io.out[..n]);
-                } else {
-                    pbkdf2::pbkdf2_hmac::<sha2::Sha256>(&password, &salt, rounds, &mut io.out[..n]);
+                let out = &mut io.out[..n];
+                match digest.as_str() {
+                    "pbkdf2-sha1" => pbkdf2::pbkdf2_hmac::<sha1::Sha1>(&password, &salt, rounds, out),
+                    "pbkdf2-sha512" => pbkdf2::pbkdf2_hmac::<sha2::Sha512>(&password, &salt, rounds, out),
+                    _ => pbkdf2::pbkdf2_hmac::<sha2::Sha256>(&password, &salt, rounds, out),
                 }
                 Ok(n)
             })
@@ -202,6 +208,153 @@ fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
     }
 }
 
+/// AES-CBC (whole blocks, no padding) through cbc's BlockModeEncrypt/Decrypt, and AES-CTR
+/// (128-bit big-endian counter) through ctr's StreamCipher, both on InOutBuf: truly in place, or
+/// from the input buffer into the output buffer.
+fn cipher_op<A>(info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp>
+where
+    A: aes::cipher::BlockCipherEncrypt + aes::cipher::BlockCipherDecrypt + aes::cipher::KeyInit + Clone + 'static,
+    A: aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
+{
+    use aes::cipher::{BlockModeDecrypt, BlockModeEncrypt, KeyIvInit, StreamCipher};
+    let (key, iv) = (p.key.clone(), p.iv.clone());
+    let bad = |_| failed("the key or IV was refused");
+    let enc = op == "encrypt";
+    if info.name.ends_with("-ctr") {
+        ctr::Ctr128BE::<A>::new_from_slices(&key, &iv).map_err(bad)?;
+        return op_box(move |io: &mut Io| {
+            let n = io.len();
+            let mut c = ctr::Ctr128BE::<A>::new_from_slices(&key, &iv).map_err(bad)?;
+            match io.split() {
+                Some((i, o)) => c.apply_keystream_inout(InOutBuf::new(i, &mut o[..n]).unwrap()),
+                None => c.apply_keystream(&mut io.out[..n]),
+            }
+            Ok(n)
+        });
+    }
+    cbc::Encryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?;
+    op_box(move |io: &mut Io| {
+        let n = io.len();
+        if n % 16 != 0 {
+            return Err(failed("CBC input is not whole blocks"));
+        }
+        let buf = match io.split() {
+            Some((i, o)) => InOutBuf::new(i, &mut o[..n]).unwrap(),
+            None => InOutBuf::from(&mut io.out[..n]),
+        };
+        let (blocks, _) = buf.into_chunks::<aes::cipher::consts::U16>();
+        if enc {
+            cbc::Encryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?.encrypt_blocks_inout(blocks);
+        } else {
+            cbc::Decryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?.decrypt_blocks_inout(blocks);
+        }
+        Ok(n)
+    })
+}
+
+macro_rules! ecdh_op {
+    ($curve:ident, $info:expr, $p:expr) => {{
+        let size = ec_size($info);
+        let secret = $curve::SecretKey::from_slice(&padded(part(&$p.keypair, "d"), size))
+            .map_err(|_| failed("ECDH private key refused"))?;
+        let peer = $curve::PublicKey::from_sec1_bytes(&ec_point(&$p.peer, size))
+            .map_err(|_| rejected("the peer's public key was refused"))?;
+        op_box(move |io: &mut Io| {
+            let z = $curve::ecdh::diffie_hellman(secret.to_nonzero_scalar(), peer.as_affine());
+            io.write(z.raw_secret_bytes())
+        })
+    }};
+}
+
+/// An EC key: a random scalar (rejection sampling, as the crates' own generators do) and its
+/// public point, as parts d, x, y.
+macro_rules! ec_keygen {
+    ($curve:ident, $size:expr) => {{
+        let mut k = KeyParts::new();
+        let secret = loop {
+            let mut d = [0u8; $size];
+            getrandom::fill(&mut d).map_err(|e| failed(format!("no randomness: {e}")))?;
+            if let Ok(s) = $curve::SecretKey::from_slice(&d) {
+                break s;
+            }
+        };
+        let point = secret.public_key().to_sec1_bytes();
+        k.insert("d".into(), secret.to_bytes().to_vec());
+        k.insert("x".into(), point[1..1 + $size].to_vec());
+        k.insert("y".into(), point[1 + $size..].to_vec());
+        k
+    }};
+}
+
+fn big(b: &[u8]) -> rsa::BoxedUint {
+    rsa::BoxedUint::from_be_slice_vartime(b)
+}
+
+fn rsa_public(k: &KeyParts) -> Res<rsa::PublicKey> {
+    rsa::PublicKey::new(big(part(k, "n")), big(part(k, "e"))).map_err(|e| rejected(format!("RSA public key refused: {e}")))
+}
+
+fn rsa_op(info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
+    use sha2::Sha256;
+    let k = &p.keypair;
+    let family = info.family.clone();
+    if op == "sign" || op == "decrypt" {
+        let key = rsa::PrivateKey::from_components(
+            big(part(k, "n")),
+            big(part(k, "e")),
+            big(part(k, "d")),
+            vec![big(part(k, "p")), big(part(k, "q"))],
+        )
+        .map_err(|e| failed(format!("RSA key refused: {e}")))?;
+        return op_box(move |io: &mut Io| {
+            let r = match family.as_str() {
+                "rsa-pkcs1" => key.pkcs1v15_sign::<Sha256>(io.input()).map_err(|e| failed(e.to_string()))?,
+                "rsa-pss" => key.pss_sign::<Sha256>(io.input()).map_err(|e| failed(e.to_string()))?,
+                _ => key.oaep_decrypt::<Sha256>(io.input()).map_err(|e| rejected(e.to_string()))?,
+            };
+            io.write(&r)
+        });
+    }
+    let public = rsa_public(k)?;
+    let sig = p.signature.clone();
+    op_box(move |io: &mut Io| {
+        match family.as_str() {
+            "rsa-oaep" => {
+                let ct = public.oaep_encrypt::<Sha256>(io.input()).map_err(|e| failed(e.to_string()))?;
+                return io.write(&ct);
+            }
+            "rsa-pkcs1" => public.pkcs1v15_verify::<Sha256>(io.input(), &sig),
+            _ => public.pss_verify::<Sha256>(io.input(), &sig),
+        }
+        .map_err(|_| rejected("RSA signature does not verify"))?;
+        Ok(0)
+    })
+}
+
+fn rsa_keygen(bits: usize) -> Res<KeyParts> {
+    use rsa::traits::{PrivateKeyParts, PublicKeyParts};
+    let mut rng = getrandom::SysRng;
+    let key = rsa::PrivateKey::new(&mut rng, bits).map_err(|e| failed(format!("RSA key generation failed: {e}")))?;
+    let be = |x: &rsa::BoxedUint| {
+        let b = x.to_be_bytes();
+        let skip = b.iter().take_while(|&&v| v == 0).count();
+        b[skip..].to_vec()
+    };
+    let mut k = KeyParts::new();
+    let public = key.as_public_key();
+    k.insert("n".into(), be(public.n()));
+    k.insert("e".into(), be(public.e()));
+    k.insert("d".into(), be(key.d()));
+    k.insert("p".into(), be(&key.primes()[0]));
+    k.insert("q".into(), be(&key.primes()[1]));
+    if let (Some(dp), Some(dq), Some(qinv)) = (key.dp(), key.dq(), key.crt_coefficient()) {
+        k.insert("dp".into(), be(dp));
+        k.insert("dq".into(), be(dq));
+        k.insert("qinv".into(), be(&qinv));
+    }
+    Ok(k)
+}
+
 fn random32() -> Res<[u8; 32]> {
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed).map_err(|e| failed(format!("no randomness: {e}")))?;
@@ -226,6 +379,13 @@ impl Provider for RustCrypto {
         }
         match info.name.as_str() {
             "aes-128-gcm" => aead_op::<aes_gcm::Aes128Gcm>(op, p),
+            "aes-192-gcm" => aead_op::<aes_gcm::AesGcm<aes::Aes192, aes_gcm::aead::consts::U12>>(op, p),
+            "aes-128-cbc" | "aes-128-ctr" => cipher_op::<aes::Aes128>(info, op, p),
+            "aes-192-cbc" | "aes-192-ctr" => cipher_op::<aes::Aes192>(info, op, p),
+            "aes-256-cbc" | "aes-256-ctr" => cipher_op::<aes::Aes256>(info, op, p),
+            "ecdh-p256" => ecdh_op!(p256, info, p),
+            "ecdh-p384" => ecdh_op!(p384, info, p),
+            _ if info.name.starts_with("rsa-") => rsa_op(info, op, p),
             "aes-256-gcm" => aead_op::<aes_gcm::Aes256Gcm>(op, p),
             "chacha20-poly1305" => aead_op::<chacha20poly1305::ChaCha20Poly1305>(op, p),
             "xchacha20-poly1305" => aead_op::<chacha20poly1305::XChaCha20Poly1305>(op, p),
@@ -258,7 +418,10 @@ impl Provider for RustCrypto {
                 k.insert("pub".into(), x25519_dalek::PublicKey::from(&secret).to_bytes().to_vec());
                 k.insert("priv".into(), secret.to_bytes().to_vec());
             }
-            _ => return Err(unsupported(format!("rustcrypto: {} key generation is not wired up here", info.name))),
+            "ecdsa-p256" | "ecdh-p256" => k = ec_keygen!(p256, 32),
+            "ecdsa-p384" | "ecdh-p384" => k = ec_keygen!(p384, 48),
+            _ if info.kind == "keypair" => k = rsa_keygen(info.key_type.trim_start_matches("rsa-").parse().unwrap_or(2048))?,
+            _ => return Err(unsupported(format!("rustcrypto does not generate {} keys", info.name))),
         }
         Ok(k)
     }
