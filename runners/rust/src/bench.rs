@@ -31,6 +31,32 @@ fn bench_case(id: &str, provider: &str, operation: &str, algorithm: &str, size: 
 /// samples over 250 ms after 50 ms of warm-up, so both see the same stretch of machine noise.
 const ROUNDS: usize = 9;
 
+/// Runs `f` with stdout and stderr on /dev/null: criterion prints its own report and progress
+/// there, and this command's output is the comparison table.
+fn quietly<T>(out: &mut impl Write, f: impl FnOnce() -> T) -> T {
+    let _ = out.flush();
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+        let saved = [libc::dup(1), libc::dup(2)];
+        if null >= 0 && saved.iter().all(|&fd| fd >= 0) {
+            libc::dup2(null, 1);
+            libc::dup2(null, 2);
+        }
+        let r = f();
+        let _ = std::io::stdout().flush();
+        if null >= 0 && saved.iter().all(|&fd| fd >= 0) {
+            libc::dup2(saved[0], 1);
+            libc::dup2(saved[1], 2);
+        }
+        for fd in [saved[0], saved[1], null] {
+            if fd >= 0 {
+                libc::close(fd);
+            }
+        }
+        r
+    }
+}
+
 /// criterion's median time per iteration (ns) of the benchmark `id`, from its estimates.json.
 fn criterion_median(dir: &std::path::Path, id: &str) -> Option<f64> {
     let path = dir.join(id).join("new").join("estimates.json");
@@ -75,7 +101,7 @@ pub fn command_bench(out: &mut impl Write) -> i32 {
                 .warm_up_time(Duration::from_millis(50))
                 .measurement_time(Duration::from_millis(250))
                 .nresamples(10_000);
-            crit.bench_function(&id, |b| b.iter(|| c.run_ops(1).expect("the library failed")));
+            quietly(out, || crit.bench_function(&id, |b| b.iter(|| c.run_ops(1).expect("the library failed"))));
             match criterion_median(&dir, &id) {
                 Some(ns) => harness.push(ns),
                 None => {
