@@ -56,7 +56,9 @@ def test_list_offers_native_catalogue_entries_and_records_the_build(rust_runner,
             assert a["operations"] == native[a["name"]]["operations"]
     versions = {p["name"]: p["version"] for p in caps["providers"]}
     assert versions["ring"].startswith("ring 0.17.")
-    assert versions["aws-lc-rs"].startswith("aws-lc-rs 1.") and "aws-lc-sys" in versions["aws-lc-rs"]
+    assert (
+        versions["aws-lc-rs"].startswith("aws-lc-rs 1.") and "aws-lc-sys" in versions["aws-lc-rs"]
+    )
     assert "aes-gcm 0.11." in versions["rustcrypto"]
 
 
@@ -188,3 +190,45 @@ def test_a_bad_command_line_is_one_line_and_status_2(rust_runner):
     done = run(rust_runner, "list", "--variant", "ring=fast")
     assert done.returncode == 2
     assert done.stderr.splitlines()[0].endswith("ring has no variant 'fast' (default)")
+
+
+def test_an_aws_lc_variant_reexecutes_with_openssl_ia32cap(rust_runner):
+    """--variant re-executes the runner with OPENSSL_ia32cap set for AWS-LC; the other providers
+    keep their default, and a case asking for another variant says which runner to start."""
+    done = run(rust_runner, "list", "--variant", "aws-lc-rs=soft")
+    assert done.returncode == 0, done.stderr
+    providers = {p["name"]: p for p in json.loads(done.stdout)["providers"]}
+    lc = providers["aws-lc-rs"]
+    assert lc["variant"] == "soft"
+    assert [v["name"] for v in lc["variants"]] == ["default", "soft", "noaesni"]
+    assert lc["code_path"]["ia32cap_env"] == "~0x200000200000000:~0xffffffffffffffff"
+    assert providers["ring"]["variant"] == "default"
+    with Served(rust_runner, "--variant", "aws-lc-rs=noaesni") as served:
+        assert served.hello["variants"] == {
+            "ring": "default",
+            "aws-lc-rs": "noaesni",
+            "rustcrypto": "default",
+        }
+        result = measure_tiny(
+            served, tiny_case("aws-lc-rs", "aes-256-gcm", "encrypt", 1024, variant="noaesni")
+        )
+        other = served.send(
+            {"cmd": "open", "case": tiny_case("aws-lc-rs", "sha256", "hash", 64, variant="soft")}
+        )
+        served.close()
+    assert result["variant"] == "noaesni" and result["gate"]["roundtrip"] == "passed"
+    assert other["status"] == "unsupported" and "--variant aws-lc-rs=soft" in other["reason"]
+
+
+def test_without_variant_a_caller_openssl_ia32cap_is_undone(rust_runner):
+    done = subprocess.run(
+        [str(rust_runner), "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "OPENSSL_ia32cap": "~0x200000200000000"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lc = next(p for p in json.loads(done.stdout)["providers"] if p["name"] == "aws-lc-rs")
+    assert lc["variant"] == "default" and lc["code_path"]["ia32cap_env"] == ""
