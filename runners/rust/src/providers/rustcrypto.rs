@@ -17,7 +17,10 @@ use sha2::Digest;
 pub struct RustCrypto;
 
 const ALGORITHMS: &[&str] = &[
-    "aes-128-cbc", "aes-128-ctr", "aes-192-cbc", "aes-192-ctr", "aes-256-cbc", "aes-256-ctr", "aes-192-gcm",
+    "aes-128-cbc", "aes-128-cfb", "aes-128-ofb", "aes-128-ctr", "aes-192-cbc", "aes-192-cfb", "aes-192-ofb",
+    "aes-192-ctr", "aes-192-gcm", "aes-256-cbc", "aes-256-cfb", "aes-256-ofb", "aes-256-ctr", "aes-128-xts",
+    "aes-256-xts", "des-ede3-cbc", "chacha20", "xchacha20", "salsa20", "xsalsa20", "md5", "sha1", "blake2b-512",
+    "whirlpool", "ripemd160", "cmac-aes128", "cmac-aes256", "scrypt",
     "ecdh-p256", "ecdh-p384", "pbkdf2-sha1", "rsa-1024", "rsa-2048", "rsa-3072", "rsa-4096",
     "rsa-1024-pkcs1-sha256", "rsa-1024-pss-sha256", "rsa-1024-oaep-sha256", "rsa-2048-pkcs1-sha256",
     "rsa-2048-pss-sha256", "rsa-2048-oaep-sha256", "rsa-3072-pkcs1-sha256", "rsa-3072-pss-sha256",
@@ -183,6 +186,18 @@ fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
                 Ok(n)
             })
         }
+        "scrypt" => {
+            let log_n = p.cost("N").checked_ilog2().filter(|l| 1u64 << l == p.cost("N"));
+            let log_n = log_n.ok_or_else(|| failed("scrypt's N must be a power of two"))?;
+            let params = scrypt::Params::new(log_n as u8, p.cost("r") as u32, p.cost("p") as u32)
+                .map_err(|e| failed(format!("scrypt parameters refused: {e}")))?;
+            op_box(move |io: &mut Io| {
+                check(io)?;
+                let password = io.input().to_vec();
+                scrypt::scrypt(&password, &salt, &params, &mut io.out[..n]).map_err(|e| failed(format!("scrypt: {e}")))?;
+                Ok(n)
+            })
+        }
         "argon2id" => {
             let mut b = argon2::ParamsBuilder::new();
             b.m_cost(p.cost("m") as u32).t_cost(p.cost("t") as u32).p_cost(p.cost("p") as u32).output_len(n);
@@ -208,48 +223,120 @@ fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
     }
 }
 
-/// AES-CBC (whole blocks, no padding) through cbc's BlockModeEncrypt/Decrypt, and AES-CTR
-/// (128-bit big-endian counter) through ctr's StreamCipher, both on InOutBuf: truly in place, or
-/// from the input buffer into the output buffer.
-fn cipher_op<A>(info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp>
+/// CBC (whole blocks, no padding) through cbc's BlockModeEncrypt/Decrypt on InOutBuf: truly in
+/// place, or from the input buffer into the output buffer.
+fn cbc_op<A>(op: &str, p: &Params) -> Res<BoxOp>
 where
     A: aes::cipher::BlockCipherEncrypt + aes::cipher::BlockCipherDecrypt + aes::cipher::KeyInit + Clone + 'static,
-    A: aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
 {
-    use aes::cipher::{BlockModeDecrypt, BlockModeEncrypt, KeyIvInit, StreamCipher};
+    use aes::cipher::{BlockModeDecrypt, BlockModeEncrypt, KeyIvInit};
     let (key, iv) = (p.key.clone(), p.iv.clone());
     let bad = |_| failed("the key or IV was refused");
     let enc = op == "encrypt";
-    if info.name.ends_with("-ctr") {
-        ctr::Ctr128BE::<A>::new_from_slices(&key, &iv).map_err(bad)?;
-        return op_box(move |io: &mut Io| {
-            let n = io.len();
-            let mut c = ctr::Ctr128BE::<A>::new_from_slices(&key, &iv).map_err(bad)?;
-            match io.split() {
-                Some((i, o)) => c.apply_keystream_inout(InOutBuf::new(i, &mut o[..n]).unwrap()),
-                None => c.apply_keystream(&mut io.out[..n]),
-            }
-            Ok(n)
-        });
-    }
     cbc::Encryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?;
+    let block = <A as aes::cipher::BlockSizeUser>::block_size();
     op_box(move |io: &mut Io| {
         let n = io.len();
-        if n % 16 != 0 {
+        if n % block != 0 {
             return Err(failed("CBC input is not whole blocks"));
         }
         let buf = match io.split() {
             Some((i, o)) => InOutBuf::new(i, &mut o[..n]).unwrap(),
             None => InOutBuf::from(&mut io.out[..n]),
         };
-        let (blocks, _) = buf.into_chunks::<aes::cipher::consts::U16>();
         if enc {
-            cbc::Encryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?.encrypt_blocks_inout(blocks);
+            let mut m = cbc::Encryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?;
+            let (blocks, _) = buf.into_chunks();
+            m.encrypt_blocks_inout(blocks);
         } else {
-            cbc::Decryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?.decrypt_blocks_inout(blocks);
+            let mut m = cbc::Decryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?;
+            let (blocks, _) = buf.into_chunks();
+            m.decrypt_blocks_inout(blocks);
         }
         Ok(n)
     })
+}
+
+/// A stream cipher (CTR, OFB, ChaCha20, XChaCha20, Salsa20, XSalsa20): a fresh instance from key
+/// and IV per operation, its keystream applied on InOutBuf.
+fn stream_op<S: aes::cipher::KeyIvInit + aes::cipher::StreamCipher + 'static>(p: &Params) -> Res<BoxOp> {
+    let (key, iv) = (p.key.clone(), p.iv.clone());
+    let bad = |_| failed("the key or IV was refused");
+    S::new_from_slices(&key, &iv).map_err(bad)?;
+    op_box(move |io: &mut Io| {
+        let n = io.len();
+        let mut c = S::new_from_slices(&key, &iv).map_err(bad)?;
+        match io.split() {
+            Some((i, o)) => c.apply_keystream_inout(InOutBuf::new(i, &mut o[..n]).unwrap()),
+            None => c.apply_keystream(&mut io.out[..n]),
+        }
+        Ok(n)
+    })
+}
+
+/// CFB-128 through cfb-mode's Encryptor/Decryptor on InOutBuf (a last partial block included).
+fn cfb_op<A>(op: &str, p: &Params) -> Res<BoxOp>
+where
+    A: aes::cipher::BlockCipherEncrypt + aes::cipher::KeyInit + 'static,
+    A: aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
+{
+    use aes::cipher::KeyIvInit;
+    let (key, iv) = (p.key.clone(), p.iv.clone());
+    let bad = |_| failed("the key or IV was refused");
+    let enc = op == "encrypt";
+    cfb_mode::Encryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?;
+    op_box(move |io: &mut Io| {
+        let n = io.len();
+        let buf = match io.split() {
+            Some((i, o)) => InOutBuf::new(i, &mut o[..n]).unwrap(),
+            None => InOutBuf::from(&mut io.out[..n]),
+        };
+        if enc {
+            cfb_mode::Encryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?.encrypt_inout(buf);
+        } else {
+            cfb_mode::Decryptor::<A>::new_from_slices(&key, &iv).map_err(bad)?.decrypt_inout(buf);
+        }
+        Ok(n)
+    })
+}
+
+/// XTS (IEEE 1619, the IV is the 128-bit tweak, ciphertext stealing for a last partial block)
+/// through xts-mode, which works in place only.
+fn xts_op<A>(op: &str, p: &Params) -> Res<BoxOp>
+where
+    A: aes::cipher::BlockCipherEncrypt + aes::cipher::BlockCipherDecrypt + aes::cipher::KeyInit + 'static,
+    A: aes::cipher::BlockSizeUser<BlockSize = aes::cipher::consts::U16>,
+{
+    let half = p.key.len() / 2;
+    let bad = |_| failed("the key was refused");
+    let xts = xts_mode::Xts128::new(A::new_from_slice(&p.key[..half]).map_err(bad)?, A::new_from_slice(&p.key[half..]).map_err(bad)?);
+    let tweak = Array::try_from(&p.iv[..]).map_err(|_| failed("the tweak must be 16 bytes"))?;
+    let enc = op == "encrypt";
+    op_box(move |io: &mut Io| {
+        let n = io.len();
+        if n < 16 {
+            return Err(failed("XTS needs at least one block"));
+        }
+        let buf = &mut io.in_place_buf()?[..n];
+        if enc {
+            xts.encrypt_sector(buf, tweak);
+        } else {
+            xts.decrypt_sector(buf, tweak);
+        }
+        Ok(n)
+    })
+}
+
+macro_rules! cmac_op {
+    ($cipher:ty, $key:expr) => {{
+        use cmac::Mac;
+        let mac = <cmac::Cmac<$cipher> as KeyInit>::new_from_slice($key).map_err(|_| failed("the key was refused"))?;
+        op_box(move |io: &mut Io| {
+            let mut m = mac.clone();
+            m.update(io.input());
+            io.write(&m.finalize().into_bytes())
+        })
+    }};
 }
 
 macro_rules! ecdh_op {
@@ -380,9 +467,32 @@ impl Provider for RustCrypto {
         match info.name.as_str() {
             "aes-128-gcm" => aead_op::<aes_gcm::Aes128Gcm>(op, p),
             "aes-192-gcm" => aead_op::<aes_gcm::AesGcm<aes::Aes192, aes_gcm::aead::consts::U12>>(op, p),
-            "aes-128-cbc" | "aes-128-ctr" => cipher_op::<aes::Aes128>(info, op, p),
-            "aes-192-cbc" | "aes-192-ctr" => cipher_op::<aes::Aes192>(info, op, p),
-            "aes-256-cbc" | "aes-256-ctr" => cipher_op::<aes::Aes256>(info, op, p),
+            "aes-128-cbc" => cbc_op::<aes::Aes128>(op, p),
+            "aes-192-cbc" => cbc_op::<aes::Aes192>(op, p),
+            "aes-256-cbc" => cbc_op::<aes::Aes256>(op, p),
+            "des-ede3-cbc" => cbc_op::<des::TdesEde3>(op, p),
+            "aes-128-ctr" => stream_op::<ctr::Ctr128BE<aes::Aes128>>(p),
+            "aes-192-ctr" => stream_op::<ctr::Ctr128BE<aes::Aes192>>(p),
+            "aes-256-ctr" => stream_op::<ctr::Ctr128BE<aes::Aes256>>(p),
+            "aes-128-ofb" => stream_op::<ofb::Ofb<aes::Aes128>>(p),
+            "aes-192-ofb" => stream_op::<ofb::Ofb<aes::Aes192>>(p),
+            "aes-256-ofb" => stream_op::<ofb::Ofb<aes::Aes256>>(p),
+            "aes-128-cfb" => cfb_op::<aes::Aes128>(op, p),
+            "aes-192-cfb" => cfb_op::<aes::Aes192>(op, p),
+            "aes-256-cfb" => cfb_op::<aes::Aes256>(op, p),
+            "aes-128-xts" => xts_op::<aes::Aes128>(op, p),
+            "aes-256-xts" => xts_op::<aes::Aes256>(op, p),
+            "chacha20" => stream_op::<chacha20::ChaCha20>(p),
+            "xchacha20" => stream_op::<chacha20::XChaCha20>(p),
+            "salsa20" => stream_op::<salsa20::Salsa20>(p),
+            "xsalsa20" => stream_op::<salsa20::XSalsa20>(p),
+            "md5" => hash_op::<md5::Md5>(),
+            "sha1" => hash_op::<sha1::Sha1>(),
+            "ripemd160" => hash_op::<ripemd::Ripemd160>(),
+            "blake2b-512" => hash_op::<blake2::Blake2b512>(),
+            "whirlpool" => hash_op::<whirlpool::Whirlpool>(),
+            "cmac-aes128" => cmac_op!(aes::Aes128, &p.key),
+            "cmac-aes256" => cmac_op!(aes::Aes256, &p.key),
             "ecdh-p256" => ecdh_op!(p256, info, p),
             "ecdh-p384" => ecdh_op!(p384, info, p),
             _ if info.name.starts_with("rsa-") => rsa_op(info, op, p),
