@@ -9,11 +9,12 @@ TEST_TARGETS += test-runner-rust
 runner-rust: venv
 	@bash runners/rust/build.sh $(abspath $(VENV))/bin
 
-# The Rust unit tests, when the runner was built (the protocol tests are in
+# rustfmt's check (where rustfmt is installed) and the Rust unit tests, when the runner was built (the protocol tests are in
 # python/tests/test_runner_rust.py and run with the other Python tests).
 test-runner-rust:
 	@if [ -x $(VENV)/bin/cryptobench-runner-rust ] && [ -f runners/rust/build/cargo-path ]; then \
 	  cargo=$$(cat runners/rust/build/cargo-path) && cd runners/rust && \
+	  { ! "$$cargo" fmt --version >/dev/null 2>&1 || "$$cargo" fmt --check; } && \
 	  nice "$$cargo" test --release --locked -q; \
 	else echo "rust runner absent: Rust tests skipped"; fi
 

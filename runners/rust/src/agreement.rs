@@ -3,13 +3,13 @@
 //! coordinator's material, `cross_check` checks other providers' artifacts that equality cannot
 //! decide.
 
-use crate::engine::{case_params, resolve, CaseSpec, STATUS_FAILED, STATUS_OK, STATUS_UNSUPPORTED};
+use crate::engine::{CaseSpec, STATUS_FAILED, STATUS_OK, STATUS_UNSUPPORTED, case_params, resolve};
 use crate::gate::*;
 use crate::gate_pk::*;
-use crate::protocol::{parse_case, SpecError};
+use crate::protocol::{SpecError, parse_case};
 use crate::types::*;
 use crate::vectors::*;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 #[derive(Default)]
 struct Material {
@@ -187,7 +187,13 @@ fn hex_artifact(arts: &Map<String, Value>, name: &str) -> Option<Vec<u8>> {
 /// Verify the peer's signature, decrypt its ciphertext, use its generated key; for the
 /// deterministic artifacts compare with ours. Ok("") accepts, Ok(reason) rejects, Err: the check
 /// could not be made here.
-fn check_peer(p: &dyn Provider, info: &AlgorithmInfo, spec: &CaseSpec, m: &Material, arts: &Map<String, Value>) -> Res<String> {
+fn check_peer(
+    p: &dyn Provider,
+    info: &AlgorithmInfo,
+    spec: &CaseSpec,
+    m: &Material,
+    arts: &Map<String, Value>,
+) -> Res<String> {
     if let Some(raw) = arts.get("generated").and_then(Value::as_object) {
         let mut key = KeyParts::new();
         for (n, v) in raw {
@@ -246,8 +252,8 @@ fn use_generated_key(p: &dyn Provider, info: &AlgorithmInfo, key: &KeyParts) -> 
         }
         return Ok(String::new());
     }
-    let sig_alg = signature_for_key(p, info)
-        .ok_or_else(|| unsupported(format!("no signature scheme for {} here", info.name)))?;
+    let sig_alg =
+        signature_for_key(p, info).ok_or_else(|| unsupported(format!("no signature scheme for {} here", info.name)))?;
     let sig = match sign(p, sig_alg, key, &msg) {
         Ok(s) => s,
         Err(e) => return Ok(format!("we cannot sign with its generated key: {e}")),

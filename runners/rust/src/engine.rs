@@ -9,7 +9,7 @@ use crate::providers::provider_by_name;
 use crate::types::*;
 use crate::variants::current_variant;
 use crate::vectors::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::sync::OnceLock;
@@ -166,11 +166,13 @@ pub fn open_case(spec: CaseSpec) -> OpenCase {
 
 /// What makes a case unsupported before any library work (engine.cpp, open()).
 pub fn resolve(spec: &mut CaseSpec) -> Res<(&'static AlgorithmInfo, &'static dyn Provider)> {
-    let info = find_algorithm(&spec.algorithm).ok_or_else(|| unsupported(format!("unknown algorithm {}", spec.algorithm)))?;
+    let info =
+        find_algorithm(&spec.algorithm).ok_or_else(|| unsupported(format!("unknown algorithm {}", spec.algorithm)))?;
     if !info.has_op(&spec.operation) {
         return Err(unsupported(format!("{} does not apply to {}", spec.operation, spec.algorithm)));
     }
-    let p = provider_by_name(&spec.provider).ok_or_else(|| unsupported(format!("unknown provider {}", spec.provider)))?;
+    let p =
+        provider_by_name(&spec.provider).ok_or_else(|| unsupported(format!("unknown provider {}", spec.provider)))?;
     let current = current_variant(p.name());
     if !spec.variant.is_empty() && spec.variant != current {
         return Err(unsupported(format!(
@@ -247,7 +249,8 @@ impl OpenCase {
             return Err(unsupported(format!("{} takes no cost parameters", info.name)));
         }
         let mut stream = ByteStream::new(self.spec.seed);
-        let mut params = Params { key: stream.bytes(info.key_bytes), iv: stream.bytes(info.iv_bytes), ..Default::default() };
+        let mut params =
+            Params { key: stream.bytes(info.key_bytes), iv: stream.bytes(info.iv_bytes), ..Default::default() };
         if info.kind == "aead" {
             params.aad = stream.bytes(self.spec.aad_bytes as usize);
         }
@@ -430,7 +433,12 @@ impl OpenCase {
         self.block[o..o + CANARY].iter().all(|&b| b == CANARY_BYTE)
     }
 
-    fn measure_heap_and_calibrate(&mut self, p: &'static dyn Provider, info: &'static AlgorithmInfo, params: &Params) -> Res<()> {
+    fn measure_heap_and_calibrate(
+        &mut self,
+        p: &'static dyn Provider,
+        info: &'static AlgorithmInfo,
+        params: &Params,
+    ) -> Res<()> {
         heap::start();
         let prepared = if self.spec.operation == "keygen" {
             op(move |_io: &mut Io| {

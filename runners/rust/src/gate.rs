@@ -4,7 +4,7 @@
 //! Cross-provider agreement is the coordinator's (agreement.rs).
 
 use crate::types::*;
-use crate::vectors::{vectors_dir, vectors_for, Vector};
+use crate::vectors::{Vector, vectors_dir, vectors_for};
 
 /// What initial_counter counts (ChaCha20 / Salsa20 blocks).
 const STREAM_BLOCK: usize = 64;
@@ -138,9 +138,14 @@ pub fn run_kat(p: &dyn Provider, info: &AlgorithmInfo, op: &str, report: &mut Ga
     if vectors.is_empty() {
         return format!("no known-answer vector for {} in {}/{}.json", info.name, vectors_dir(), info.family);
     }
-    run_vectors(vectors.len(), |i| vectors[i].source.clone(), p.name(), info, report, |i, _| {
-        check_vector(p, info, op, &vectors[i])
-    })
+    run_vectors(
+        vectors.len(),
+        |i| vectors[i].source.clone(),
+        p.name(),
+        info,
+        report,
+        |i, _| check_vector(p, info, op, &vectors[i]),
+    )
 }
 
 fn run_roundtrip(p: &dyn Provider, info: &AlgorithmInfo, input: &[u8], params: &Params) -> Res<String> {

@@ -94,7 +94,9 @@ fn check_pk_vector(p: &dyn Provider, info: &AlgorithmInfo, op: &str, v: &PkVecto
                     return pass;
                 }
                 if ok != v.valid {
-                    return Ok(if v.valid { "rejected a valid signature" } else { "accepted an invalid signature" }.into());
+                    return Ok(
+                        if v.valid { "rejected a valid signature" } else { "accepted an invalid signature" }.into()
+                    );
                 }
             }
             if v.valid {
@@ -114,7 +116,8 @@ fn check_pk_vector(p: &dyn Provider, info: &AlgorithmInfo, op: &str, v: &PkVecto
         }
         "pk-encryption" => {
             if op == "decrypt" {
-                let mut prepared = p.prepare(info, "decrypt", &Params { keypair: v.key.clone(), ..Default::default() })?;
+                let mut prepared =
+                    p.prepare(info, "decrypt", &Params { keypair: v.key.clone(), ..Default::default() })?;
                 for _ in 1..=2 {
                     let pt = run_once(&mut prepared, &v.ciphertext, 1024)?;
                     if pt != v.plaintext {
@@ -180,15 +183,22 @@ pub fn run_pk_kat(p: &dyn Provider, info: &AlgorithmInfo, op: &str, r: &mut Gate
         }
         return format!("no known-answer vector for {} in {}/{}.json", info.name, vectors_dir(), info.family);
     }
-    run_vectors(vectors.len(), |i| vectors[i].source.clone(), p.name(), info, r, |i, report| {
-        let mut lax = false;
-        let why = check_pk_vector(p, info, op, &vectors[i], &mut lax)?;
-        if lax {
-            let src = if vectors[i].source.is_empty() { "a vector".to_string() } else { vectors[i].source.clone() };
-            add_lax(report, &format!("accepts {src}"));
-        }
-        Ok(why)
-    })
+    run_vectors(
+        vectors.len(),
+        |i| vectors[i].source.clone(),
+        p.name(),
+        info,
+        r,
+        |i, report| {
+            let mut lax = false;
+            let why = check_pk_vector(p, info, op, &vectors[i], &mut lax)?;
+            if lax {
+                let src = if vectors[i].source.is_empty() { "a vector".to_string() } else { vectors[i].source.clone() };
+                add_lax(report, &format!("accepts {src}"));
+            }
+            Ok(why)
+        },
+    )
 }
 
 /// The signature algorithm that exercises a key of info's type.
@@ -239,7 +249,14 @@ fn check_fresh_keys(p: &dyn Provider, info: &AlgorithmInfo) -> Res<String> {
     check_generated_key(p, info, &a, &b)
 }
 
-fn run_pk_roundtrip(p: &dyn Provider, info: &AlgorithmInfo, op: &str, input: &[u8], params: &Params, r: &mut GateReport) -> Res<String> {
+fn run_pk_roundtrip(
+    p: &dyn Provider,
+    info: &AlgorithmInfo,
+    op: &str,
+    input: &[u8],
+    params: &Params,
+    r: &mut GateReport,
+) -> Res<String> {
     let key = &params.keypair;
     match info.kind.as_str() {
         "keypair" | "signature" => {

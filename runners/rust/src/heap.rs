@@ -49,8 +49,7 @@ unsafe impl GlobalAlloc for Counting {
             ALLOCS.fetch_add(1, Relaxed);
             FREES.fetch_add(1, Relaxed);
             BYTES.fetch_add(new_size as u64, Relaxed);
-            let live = LIVE.fetch_add(new_size as i64 - layout.size() as i64, Relaxed)
-                + new_size as i64
+            let live = LIVE.fetch_add(new_size as i64 - layout.size() as i64, Relaxed) + new_size as i64
                 - layout.size() as i64;
             PEAK.fetch_max(live, Relaxed);
         }

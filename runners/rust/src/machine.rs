@@ -2,7 +2,7 @@
 //! its CPU features and the crates' versions).
 
 use crate::engine::{mono_ns, ticks};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::sync::OnceLock;
 
 fn cpuinfo_field(key: &str) -> String {
@@ -27,9 +27,7 @@ fn os_name() -> String {
 fn uts() -> (String, String) {
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };
     unsafe { libc::uname(&mut u) };
-    let s = |a: &[libc::c_char]| {
-        a.iter().take_while(|&&c| c != 0).map(|&c| c as u8 as char).collect::<String>()
-    };
+    let s = |a: &[libc::c_char]| a.iter().take_while(|&&c| c != 0).map(|&c| c as u8 as char).collect::<String>();
     (format!("{} {} {}", s(&u.sysname), s(&u.release), s(&u.machine)), s(&u.nodename))
 }
 

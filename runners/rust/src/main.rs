@@ -20,7 +20,7 @@ mod tests;
 
 use protocol::*;
 use providers::{provider_by_name, providers};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 #[global_allocator]
@@ -71,7 +71,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                     return Err(format!("--variant: {p} has no variant '{variant}' ({})", variants::variant_names(p)));
                 }
                 if let Some(old) = o.variants.get(p).filter(|old| *old != variant) {
-                    return Err(format!("--variant: {p} given twice ({old} and {variant}); one process runs one variant of a provider"));
+                    return Err(format!(
+                        "--variant: {p} given twice ({old} and {variant}); one process runs one variant of a provider"
+                    ));
                 }
                 o.variants.insert(p.to_string(), variant.to_string());
             }
@@ -111,7 +113,9 @@ fn pin(o: &Options) -> Result<Option<usize>, String> {
             return Ok(None);
         }
         let cpu = match o.cpu {
-            Some(c) if !libc::CPU_ISSET(c, &allowed) => return Err(format!("--cpu {c}: not available to this process")),
+            Some(c) if !libc::CPU_ISSET(c, &allowed) => {
+                return Err(format!("--cpu {c}: not available to this process"));
+            }
             Some(c) => c,
             None => match (0..1024).rev().find(|&c| libc::CPU_ISSET(c, &allowed)) {
                 Some(c) => c,

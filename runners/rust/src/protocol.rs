@@ -3,13 +3,13 @@
 
 use crate::agreement::agreement_request;
 use crate::engine::*;
-use crate::gate::{run_gate, GateReport};
+use crate::gate::{GateReport, run_gate};
 use crate::gate_pk::run_pk_gate;
 use crate::providers::{provider_by_name, provider_names, providers};
 use crate::types::*;
 use crate::variants::current_variant;
 use crate::vectors::ByteStream;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Write};
 
@@ -22,8 +22,23 @@ pub const RUNNER_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub struct SpecError(pub String);
 
 const CASE_FIELDS: &[&str] = &[
-    "id", "provider", "variant", "operation", "algorithm", "size", "input", "align_offset", "aad_bytes",
-    "samples", "batch", "target_sample_ms", "warmup_ms", "heap_iterations", "seed", "agreement", "cost",
+    "id",
+    "provider",
+    "variant",
+    "operation",
+    "algorithm",
+    "size",
+    "input",
+    "align_offset",
+    "aad_bytes",
+    "samples",
+    "batch",
+    "target_sample_ms",
+    "warmup_ms",
+    "heap_iterations",
+    "seed",
+    "agreement",
+    "cost",
     "inplace",
 ];
 
@@ -98,7 +113,9 @@ pub fn parse_case(raw: &Value, where_: &str) -> Result<CaseSpec, SpecError> {
         return Err(f.fail("operation", &format!("unknown operation '{}' ({})", s.operation, ops.join(", "))));
     }
     if !info.has_op(&s.operation) {
-        return Err(f.fail("operation", &format!("{} does not apply to {} (a {})", s.operation, s.algorithm, info.kind)));
+        return Err(
+            f.fail("operation", &format!("{} does not apply to {} (a {})", s.operation, s.algorithm, info.kind))
+        );
     }
     s.size = f.uint("size", None, 0, 1 << 30)?;
     if (s.size as usize) < info.min_size || s.size as usize % info.block_bytes != 0 {
@@ -291,7 +308,7 @@ fn serve_one(
         _ => {
             return Err(SpecError(format!(
                 "cmd: unknown command '{cmd}' (open, sample, close, quit, agreement, cross_check)"
-            )))
+            )));
         }
     }
     let id = req.get("id").and_then(Value::as_str).ok_or_else(|| SpecError("id: missing".into()))?;
@@ -353,7 +370,8 @@ pub fn command_check(names: &[String], out: &mut impl Write) -> i32 {
             let info = find_algorithm(alg).unwrap();
             let n = if info.block_bytes > 1 { 1024 } else { 1000 };
             let mut stream = ByteStream::new(7);
-            let mut params = Params { key: stream.bytes(info.key_bytes), iv: stream.bytes(info.iv_bytes), ..Default::default() };
+            let mut params =
+                Params { key: stream.bytes(info.key_bytes), iv: stream.bytes(info.iv_bytes), ..Default::default() };
             let mut input = stream.bytes(n);
             let pk = info.kind == "kdf" || is_public_key(&info.kind);
             if pk {
@@ -362,16 +380,20 @@ pub fn command_check(names: &[String], out: &mut impl Write) -> i32 {
                 params = case_params(info, &spec).unwrap_or_default();
             }
             for op in &info.operations {
-                let g = if pk { run_pk_gate(p, info, op, &input, &params) } else { run_gate(p, info, op, &input, &params) };
+                let g =
+                    if pk { run_pk_gate(p, info, op, &input, &params) } else { run_gate(p, info, op, &input, &params) };
                 let (status, g) = match g {
                     Err(e) => (STATUS_UNSUPPORTED, GateReport { reason: e.to_string(), ..Default::default() }),
                     Ok(g) if g.ok => (STATUS_OK, g),
                     Ok(g) => (STATUS_FAILED, g),
                 };
                 t.count(status);
-                emit(out, &json!({"type": "check", "provider": name, "variant": current_variant(name),
+                emit(
+                    out,
+                    &json!({"type": "check", "provider": name, "variant": current_variant(name),
                     "algorithm": alg, "operation": op, "status": status, "reason": g.reason,
-                    "gate": gate_json(&g)}));
+                    "gate": gate_json(&g)}),
+                );
             }
         }
     }

@@ -5,7 +5,7 @@
 
 use crate::providers::{provider_by_name, providers};
 use crate::types::Variant;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -76,4 +76,3 @@ pub fn select_variants(requested: &BTreeMap<String, String>) -> Result<(), Strin
     let err = cmd.exec();
     Err(format!("cannot re-execute the runner for its variants: {err}"))
 }
-

@@ -132,10 +132,7 @@ pub fn key_field(v: &Value, field: &str, where_: &str) -> Result<KeyParts, Strin
     Ok(parts)
 }
 
-fn each_vector(
-    info: &AlgorithmInfo,
-    mut f: impl FnMut(&Value, &str) -> Result<(), String>,
-) -> Result<(), String> {
+fn each_vector(info: &AlgorithmInfo, mut f: impl FnMut(&Value, &str) -> Result<(), String>) -> Result<(), String> {
     let (doc, path) = family_doc(&info.family)?;
     for (i, v) in doc.iter().enumerate() {
         if v.get("algorithm").and_then(Value::as_str) != Some(info.name.as_str()) {
@@ -222,8 +219,7 @@ pub fn pk_vectors_for(info: &AlgorithmInfo) -> Result<Vec<PkVector>, String> {
         x.key = key_field(v, "key", where_)?;
         x.peer = key_field(v, "peer", where_)?;
         if let Some(cost) = v.get("cost") {
-            let m: &Map<String, Value> =
-                cost.as_object().ok_or(format!("{where_}.cost: not an object"))?;
+            let m: &Map<String, Value> = cost.as_object().ok_or(format!("{where_}.cost: not an object"))?;
             for (k, n) in m {
                 let n = n.as_u64().ok_or(format!("{where_}.cost.{k}: not an integer"))?;
                 x.kdf.cost.insert(k.clone(), n);
@@ -239,8 +235,7 @@ pub fn test_key(name: &str) -> Result<KeyParts, String> {
     let loaded = KEYS.with(|k| k.borrow().is_some());
     if !loaded {
         let path = format!("{}/keys.json", vectors_dir());
-        let text =
-            std::fs::read_to_string(&path).map_err(|_| format!("cannot read the test keys {path}"))?;
+        let text = std::fs::read_to_string(&path).map_err(|_| format!("cannot read the test keys {path}"))?;
         let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
         let keys = doc.get("keys").cloned().unwrap_or(Value::Null);
         let mut all = HashMap::new();
@@ -267,10 +262,7 @@ pub fn public_parts(info: &AlgorithmInfo, key: &KeyParts) -> KeyParts {
     } else {
         &["pub"]
     };
-    names
-        .iter()
-        .filter_map(|n| key.get(*n).map(|b| (n.to_string(), b.clone())))
-        .collect()
+    names.iter().filter_map(|n| key.get(*n).map(|b| (n.to_string(), b.clone()))).collect()
 }
 
 /// The part that makes a key private (EC's x is a public coordinate).

@@ -6,13 +6,17 @@
 //! to the extended words (AVX2, SHA-NI, VAES, AVX-512, …); without it those are left as probed.
 
 use crate::machine::{cpu_features, locked_version};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use ::aws_lc_rs as c;
 
 include!("ringlike.rs");
 
-fn ecdsa_key_pair(alg: &'static c::signature::EcdsaSigningAlgorithm, d: &[u8], public: &[u8]) -> Res<c::signature::EcdsaKeyPair> {
+fn ecdsa_key_pair(
+    alg: &'static c::signature::EcdsaSigningAlgorithm,
+    d: &[u8],
+    public: &[u8],
+) -> Res<c::signature::EcdsaKeyPair> {
     c::signature::EcdsaKeyPair::from_private_key_and_public_key(alg, d, public)
         .map_err(|e| failed(format!("ECDSA key refused: {e}")))
 }
@@ -158,6 +162,9 @@ fn generate(info: &AlgorithmInfo) -> Res<KeyParts> {
             k.insert("d".into(), d.as_ref().to_vec());
             point_parts(&mut k, kp.public_key().as_ref());
         }
+        _ if info.kind == "keypair" => {
+            return rsa_keygen(info.key_type.trim_start_matches("rsa-").parse().unwrap_or(0));
+        }
         _ => return Err(unsupported(format!("aws-lc-rs does not generate {} keys here", info.name))),
     }
     Ok(k)
@@ -167,15 +174,127 @@ fn extra_aead(name: &str) -> Option<&'static c::aead::Algorithm> {
     (name == "aes-192-gcm").then_some(&c::aead::AES_192_GCM)
 }
 
+/// RSA-OAEP (SHA-256, MGF1-SHA-256) through aws-lc-rs's OaepPublicEncryptingKey /
+/// OaepPrivateDecryptingKey. aws-lc-rs loads RSA keys for encryption only from DER, so the test
+/// key's parts are DER-encoded once, when the operation is prepared, with the `rsa` crate's
+/// encoders (PKCS#8 for the private key, SubjectPublicKeyInfo for the public one).
+fn oaep_op(op: &str, p: &Params) -> Res<BoxOp> {
+    use rsa::pkcs8::{EncodePrivateKey, EncodePublicKey};
+    let k = &p.keypair;
+    let big = |name: &str| rsa::BoxedUint::from_be_slice_vartime(part(k, name));
+    let alg = &c::rsa::OAEP_SHA256_MGF1SHA256;
+    if op == "decrypt" {
+        let key = rsa::PrivateKey::from_components(big("n"), big("e"), big("d"), vec![big("p"), big("q")])
+            .map_err(|e| failed(format!("RSA key refused: {e}")))?;
+        let der = key.to_pkcs8_der().map_err(|e| failed(format!("cannot encode the RSA key: {e}")))?;
+        let private = c::rsa::PrivateDecryptingKey::from_pkcs8(der.as_bytes())
+            .map_err(|e| failed(format!("RSA key refused: {e}")))?;
+        let key = c::rsa::OaepPrivateDecryptingKey::new(private).map_err(|_| failed("RSA key refused for OAEP"))?;
+        return op_box(move |io: &mut Io| {
+            let (input, out) = io.split().ok_or_else(|| failed("OAEP decryption runs out of place"))?;
+            let pt = key.decrypt(alg, input, out, None).map_err(|_| rejected("OAEP decryption failed"))?;
+            Ok(pt.len())
+        });
+    }
+    let public =
+        rsa::PublicKey::new(big("n"), big("e")).map_err(|e| rejected(format!("RSA public key refused: {e}")))?;
+    let der = public.to_public_key_der().map_err(|e| failed(format!("cannot encode the RSA key: {e}")))?;
+    let public = c::rsa::PublicEncryptingKey::from_der(der.as_bytes())
+        .map_err(|e| rejected(format!("RSA public key refused: {e}")))?;
+    let key = c::rsa::OaepPublicEncryptingKey::new(public).map_err(|_| failed("RSA key refused for OAEP"))?;
+    op_box(move |io: &mut Io| {
+        let (input, out) = io.split().ok_or_else(|| failed("OAEP encryption runs out of place"))?;
+        let ct = key.encrypt(alg, input, out, None).map_err(|_| failed("OAEP encryption failed"))?;
+        Ok(ct.len())
+    })
+}
+
+/// RSA key generation with aws-lc-rs's KeyPair::generate; its only export is PKCS#8 DER, which the
+/// `rsa` crate decodes into the key's parts (part of every timed key, a small cost beside the
+/// prime search).
+fn rsa_keygen(bits: usize) -> Res<KeyParts> {
+    use c::encoding::AsDer;
+    use rsa::pkcs8::DecodePrivateKey;
+    use rsa::traits::{PrivateKeyParts, PublicKeyParts};
+    let size = match bits {
+        2048 => c::rsa::KeySize::Rsa2048,
+        3072 => c::rsa::KeySize::Rsa3072,
+        4096 => c::rsa::KeySize::Rsa4096,
+        _ => return Err(unsupported(format!("aws-lc-rs does not generate {bits}-bit RSA keys"))),
+    };
+    let kp = c::rsa::KeyPair::generate(size).map_err(|_| failed("RSA key generation failed"))?;
+    let der = kp.as_der().map_err(|_| failed("cannot export the RSA key"))?;
+    let key =
+        rsa::PrivateKey::from_pkcs8_der(der.as_ref()).map_err(|e| failed(format!("cannot decode the RSA key: {e}")))?;
+    let be = |x: &rsa::BoxedUint| {
+        let b = x.to_be_bytes();
+        let skip = b.iter().take_while(|&&v| v == 0).count();
+        b[skip..].to_vec()
+    };
+    let mut k = KeyParts::new();
+    k.insert("n".into(), be(key.as_public_key().n()));
+    k.insert("e".into(), be(key.as_public_key().e()));
+    k.insert("d".into(), be(key.d()));
+    k.insert("p".into(), be(&key.primes()[0]));
+    k.insert("q".into(), be(&key.primes()[1]));
+    if let (Some(dp), Some(dq), Some(qinv)) = (key.dp(), key.dq(), key.crt_coefficient()) {
+        k.insert("dp".into(), be(dp));
+        k.insert("dq".into(), be(dq));
+        k.insert("qinv".into(), be(&qinv));
+    }
+    Ok(k)
+}
+
 pub struct AwsLc;
 
 const ALGORITHMS: &[&str] = &[
-    "aes-128-cbc", "aes-128-cfb", "aes-128-ofb", "aes-128-ctr", "aes-128-gcm", "aes-192-cbc", "aes-192-cfb",
-    "aes-192-ofb", "aes-192-ctr", "aes-192-gcm", "aes-256-cbc", "aes-256-cfb", "aes-256-ofb", "aes-256-ctr",
-    "aes-256-gcm", "chacha20-poly1305", "sha3-256", "sha3-512", "ecdsa-p521", "sha1", "sha256", "sha384", "sha512", "hmac-sha256",
-    "hmac-sha512", "ed25519", "ecdsa-p256", "ecdsa-p384", "rsa-2048-pkcs1-sha256", "rsa-2048-pss-sha256",
-    "rsa-3072-pkcs1-sha256", "rsa-3072-pss-sha256", "rsa-4096-pkcs1-sha256", "rsa-4096-pss-sha256",
-    "x25519", "ecdh-p256", "ecdh-p384", "pbkdf2-sha1", "pbkdf2-sha256", "pbkdf2-sha512", "hkdf-sha256",
+    "aes-128-cbc",
+    "aes-128-cfb",
+    "aes-128-ofb",
+    "aes-128-ctr",
+    "aes-128-gcm",
+    "aes-192-cbc",
+    "aes-192-cfb",
+    "aes-192-ofb",
+    "aes-192-ctr",
+    "aes-192-gcm",
+    "aes-256-cbc",
+    "aes-256-cfb",
+    "aes-256-ofb",
+    "aes-256-ctr",
+    "aes-256-gcm",
+    "chacha20-poly1305",
+    "sha3-256",
+    "sha3-512",
+    "ecdsa-p521",
+    "sha1",
+    "sha256",
+    "sha384",
+    "sha512",
+    "hmac-sha256",
+    "hmac-sha512",
+    "ed25519",
+    "ecdsa-p256",
+    "ecdsa-p384",
+    "rsa-2048-pkcs1-sha256",
+    "rsa-2048-pss-sha256",
+    "rsa-3072-pkcs1-sha256",
+    "rsa-3072-pss-sha256",
+    "rsa-4096-pkcs1-sha256",
+    "rsa-4096-pss-sha256",
+    "rsa-2048",
+    "rsa-3072",
+    "rsa-4096",
+    "rsa-2048-oaep-sha256",
+    "rsa-3072-oaep-sha256",
+    "rsa-4096-oaep-sha256",
+    "x25519",
+    "ecdh-p256",
+    "ecdh-p384",
+    "pbkdf2-sha1",
+    "pbkdf2-sha256",
+    "pbkdf2-sha512",
+    "hkdf-sha256",
 ];
 
 static VARIANTS: [Variant; 3] = [
@@ -215,6 +334,7 @@ impl Provider for AwsLc {
             _ if info.kind == "cipher" => return cipher_op(info, op, p),
             "sha3-256" | "sha3-512" => return sha3_op(info),
             "ecdsa-p521" => return ecdsa_p521_op(op, p),
+            _ if info.family == "rsa-oaep" => return oaep_op(op, p),
             _ => {}
         }
         prepare_shared(info, op, p)

@@ -11,23 +11,79 @@ use crate::types::*;
 use aes_gcm::aead::array::Array;
 use aes_gcm::aead::inout::InOutBuf;
 use aes_gcm::aead::{AeadCore, AeadInOut, KeyInit};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use sha2::Digest;
 
 pub struct RustCrypto;
 
 const ALGORITHMS: &[&str] = &[
-    "aes-128-cbc", "aes-128-cfb", "aes-128-ofb", "aes-128-ctr", "aes-192-cbc", "aes-192-cfb", "aes-192-ofb",
-    "aes-192-ctr", "aes-192-gcm", "aes-256-cbc", "aes-256-cfb", "aes-256-ofb", "aes-256-ctr", "aes-128-xts",
-    "aes-256-xts", "des-ede3-cbc", "chacha20", "xchacha20", "salsa20", "xsalsa20", "md5", "sha1", "blake2b-512",
-    "whirlpool", "ripemd160", "cmac-aes128", "cmac-aes256", "scrypt",
-    "ecdh-p256", "ecdh-p384", "pbkdf2-sha1", "rsa-1024", "rsa-2048", "rsa-3072", "rsa-4096",
-    "rsa-1024-pkcs1-sha256", "rsa-1024-pss-sha256", "rsa-1024-oaep-sha256", "rsa-2048-pkcs1-sha256",
-    "rsa-2048-pss-sha256", "rsa-2048-oaep-sha256", "rsa-3072-pkcs1-sha256", "rsa-3072-pss-sha256",
-    "rsa-3072-oaep-sha256", "rsa-4096-pkcs1-sha256", "rsa-4096-pss-sha256", "rsa-4096-oaep-sha256",
-    "aes-128-gcm", "aes-256-gcm", "chacha20-poly1305", "xchacha20-poly1305", "sha224", "sha256", "sha384",
-    "sha512", "sha3-256", "sha3-512", "hmac-sha256", "hmac-sha512", "ed25519", "x25519", "ecdsa-p256",
-    "ecdsa-p384", "pbkdf2-sha256", "pbkdf2-sha512", "hkdf-sha256", "argon2id",
+    "aes-128-cbc",
+    "aes-128-cfb",
+    "aes-128-ofb",
+    "aes-128-ctr",
+    "aes-192-cbc",
+    "aes-192-cfb",
+    "aes-192-ofb",
+    "aes-192-ctr",
+    "aes-192-gcm",
+    "aes-256-cbc",
+    "aes-256-cfb",
+    "aes-256-ofb",
+    "aes-256-ctr",
+    "aes-128-xts",
+    "aes-256-xts",
+    "des-ede3-cbc",
+    "chacha20",
+    "xchacha20",
+    "salsa20",
+    "xsalsa20",
+    "md5",
+    "sha1",
+    "blake2b-512",
+    "whirlpool",
+    "ripemd160",
+    "cmac-aes128",
+    "cmac-aes256",
+    "scrypt",
+    "ecdh-p256",
+    "ecdh-p384",
+    "pbkdf2-sha1",
+    "rsa-1024",
+    "rsa-2048",
+    "rsa-3072",
+    "rsa-4096",
+    "rsa-1024-pkcs1-sha256",
+    "rsa-1024-pss-sha256",
+    "rsa-1024-oaep-sha256",
+    "rsa-2048-pkcs1-sha256",
+    "rsa-2048-pss-sha256",
+    "rsa-2048-oaep-sha256",
+    "rsa-3072-pkcs1-sha256",
+    "rsa-3072-pss-sha256",
+    "rsa-3072-oaep-sha256",
+    "rsa-4096-pkcs1-sha256",
+    "rsa-4096-pss-sha256",
+    "rsa-4096-oaep-sha256",
+    "aes-128-gcm",
+    "aes-256-gcm",
+    "chacha20-poly1305",
+    "xchacha20-poly1305",
+    "sha224",
+    "sha256",
+    "sha384",
+    "sha512",
+    "sha3-256",
+    "sha3-512",
+    "hmac-sha256",
+    "hmac-sha512",
+    "ed25519",
+    "x25519",
+    "ecdsa-p256",
+    "ecdsa-p384",
+    "pbkdf2-sha256",
+    "pbkdf2-sha512",
+    "hkdf-sha256",
+    "argon2id",
 ];
 
 static VARIANTS: [Variant; 1] = [Variant {
@@ -116,7 +172,8 @@ fn ed25519_op(op: &str, p: &Params) -> Res<BoxOp> {
     }
     let vk = ed25519_dalek::VerifyingKey::from_bytes(&array32(part(&p.keypair, "pub"), "Ed25519 public key")?)
         .map_err(|_| rejected("Ed25519 public key refused"))?;
-    let sig = ed25519_dalek::Signature::from_slice(&p.signature).map_err(|_| rejected("malformed Ed25519 signature"))?;
+    let sig =
+        ed25519_dalek::Signature::from_slice(&p.signature).map_err(|_| rejected("malformed Ed25519 signature"))?;
     op_box(move |io: &mut Io| {
         vk.verify(io.input(), &sig).map_err(|_| rejected("Ed25519 signature does not verify"))?;
         Ok(0)
@@ -194,7 +251,8 @@ fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
             op_box(move |io: &mut Io| {
                 check(io)?;
                 let password = io.input().to_vec();
-                scrypt::scrypt(&password, &salt, &params, &mut io.out[..n]).map_err(|e| failed(format!("scrypt: {e}")))?;
+                scrypt::scrypt(&password, &salt, &params, &mut io.out[..n])
+                    .map_err(|e| failed(format!("scrypt: {e}")))?;
                 Ok(n)
             })
         }
@@ -215,7 +273,8 @@ fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
             op_box(move |io: &mut Io| {
                 check(io)?;
                 let password = io.input().to_vec();
-                a2.hash_password_into(&password, &salt, &mut io.out[..n]).map_err(|e| failed(format!("Argon2: {e}")))?;
+                a2.hash_password_into(&password, &salt, &mut io.out[..n])
+                    .map_err(|e| failed(format!("Argon2: {e}")))?;
                 Ok(n)
             })
         }
@@ -309,7 +368,10 @@ where
 {
     let half = p.key.len() / 2;
     let bad = |_| failed("the key was refused");
-    let xts = xts_mode::Xts128::new(A::new_from_slice(&p.key[..half]).map_err(bad)?, A::new_from_slice(&p.key[half..]).map_err(bad)?);
+    let xts = xts_mode::Xts128::new(
+        A::new_from_slice(&p.key[..half]).map_err(bad)?,
+        A::new_from_slice(&p.key[half..]).map_err(bad)?,
+    );
     let tweak = Array::try_from(&p.iv[..]).map_err(|_| failed("the tweak must be 16 bytes"))?;
     let enc = op == "encrypt";
     op_box(move |io: &mut Io| {
@@ -378,7 +440,8 @@ fn big(b: &[u8]) -> rsa::BoxedUint {
 }
 
 fn rsa_public(k: &KeyParts) -> Res<rsa::PublicKey> {
-    rsa::PublicKey::new(big(part(k, "n")), big(part(k, "e"))).map_err(|e| rejected(format!("RSA public key refused: {e}")))
+    rsa::PublicKey::new(big(part(k, "n")), big(part(k, "e")))
+        .map_err(|e| rejected(format!("RSA public key refused: {e}")))
 }
 
 fn rsa_op(info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
@@ -453,7 +516,8 @@ impl Provider for RustCrypto {
         "rustcrypto"
     }
     fn version(&self) -> String {
-        let crates = ["aes-gcm", "chacha20poly1305", "sha2", "sha3", "hmac", "ed25519-dalek", "x25519-dalek", "p256", "argon2"];
+        let crates =
+            ["aes-gcm", "chacha20poly1305", "sha2", "sha3", "hmac", "ed25519-dalek", "x25519-dalek", "p256", "argon2"];
         let list: Vec<String> = crates.iter().map(|c| format!("{c} {}", locked_version(c))).collect();
         format!("RustCrypto ({})", list.join(", "))
     }
@@ -530,7 +594,9 @@ impl Provider for RustCrypto {
             }
             "ecdsa-p256" | "ecdh-p256" => k = ec_keygen!(p256, 32),
             "ecdsa-p384" | "ecdh-p384" => k = ec_keygen!(p384, 48),
-            _ if info.kind == "keypair" => k = rsa_keygen(info.key_type.trim_start_matches("rsa-").parse().unwrap_or(2048))?,
+            _ if info.kind == "keypair" => {
+                k = rsa_keygen(info.key_type.trim_start_matches("rsa-").parse().unwrap_or(2048))?
+            }
             _ => return Err(unsupported(format!("rustcrypto does not generate {} keys", info.name))),
         }
         Ok(k)
