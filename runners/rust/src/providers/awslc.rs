@@ -98,11 +98,26 @@ fn cipher_op(info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
     })
 }
 
-fn sha3_op(info: &AlgorithmInfo) -> Res<BoxOp> {
-    let alg = if info.name == "sha3-256" { &c::digest::SHA3_256 } else { &c::digest::SHA3_512 };
+/// The digests aws-lc-rs has beyond ring's: SHA-224, SHA3-256, SHA3-512.
+fn more_hash_op(info: &AlgorithmInfo) -> Res<BoxOp> {
+    let alg = match info.name.as_str() {
+        "sha224" => &c::digest::SHA224,
+        "sha3-256" => &c::digest::SHA3_256,
+        _ => &c::digest::SHA3_512,
+    };
     op_box(move |io: &mut Io| {
         let d = c::digest::digest(alg, io.input());
         io.write(d.as_ref())
+    })
+}
+
+/// AES-CMAC through aws-lc-rs's cmac module (one-shot `sign` with a prepared key).
+fn cmac_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
+    let alg = if info.name == "cmac-aes128" { c::cmac::AES_128 } else { c::cmac::AES_256 };
+    let key = c::cmac::Key::new(alg, &p.key).map_err(|_| failed("the key was refused"))?;
+    op_box(move |io: &mut Io| {
+        let t = c::cmac::sign(&key, io.input()).map_err(|_| failed("CMAC failed"))?;
+        io.write(t.as_ref())
     })
 }
 
@@ -266,6 +281,9 @@ const ALGORITHMS: &[&str] = &[
     "chacha20-poly1305",
     "sha3-256",
     "sha3-512",
+    "sha224",
+    "cmac-aes128",
+    "cmac-aes256",
     "ecdsa-p521",
     "sha1",
     "sha256",
@@ -332,7 +350,8 @@ impl Provider for AwsLc {
         match info.name.as_str() {
             _ if info.kind == "key-agreement" => return derive_op(info, p),
             _ if info.kind == "cipher" => return cipher_op(info, op, p),
-            "sha3-256" | "sha3-512" => return sha3_op(info),
+            "sha224" | "sha3-256" | "sha3-512" => return more_hash_op(info),
+            "cmac-aes128" | "cmac-aes256" => return cmac_op(info, p),
             "ecdsa-p521" => return ecdsa_p521_op(op, p),
             _ if info.family == "rsa-oaep" => return oaep_op(op, p),
             _ => {}
