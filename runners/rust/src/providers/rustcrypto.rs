@@ -80,6 +80,7 @@ const ALGORITHMS: &[&str] = &[
     "x25519",
     "ecdsa-p256",
     "ecdsa-p384",
+    "ecdsa-p521",
     "pbkdf2-sha256",
     "pbkdf2-sha512",
     "hkdf-sha256",
@@ -575,6 +576,7 @@ impl Provider for RustCrypto {
             "x25519" => x25519_op(p),
             "ecdsa-p256" => ecdsa_op!(p256, info, op, p),
             "ecdsa-p384" => ecdsa_op!(p384, info, op, p),
+            "ecdsa-p521" => ecdsa_op!(p521, info, op, p),
             _ => kdf_op(info, p),
         }
     }
@@ -594,6 +596,7 @@ impl Provider for RustCrypto {
             }
             "ecdsa-p256" | "ecdh-p256" => k = ec_keygen!(p256, 32),
             "ecdsa-p384" | "ecdh-p384" => k = ec_keygen!(p384, 48),
+            "ecdsa-p521" => k = ec_keygen!(p521, 66),
             _ if info.kind == "keypair" => {
                 k = rsa_keygen(info.key_type.trim_start_matches("rsa-").parse().unwrap_or(2048))?
             }
