@@ -232,3 +232,31 @@ def test_without_variant_a_caller_openssl_ia32cap_is_undone(rust_runner):
     assert done.returncode == 0, done.stderr
     lc = next(p for p in json.loads(done.stdout)["providers"] if p["name"] == "aws-lc-rs")
     assert lc["variant"] == "default" and lc["code_path"]["ia32cap_env"] == ""
+
+
+def test_rustcrypto_soft_runs_in_the_soft_build(rust_runner):
+    """RustCrypto's portable backends are chosen at compile time: --variant rustcrypto=soft
+    re-executes the soft build make setup installs beside the runner, which has only rustcrypto;
+    the soft build goes back to the main one for any other variant."""
+    soft = rust_runner.parent.parent / "libexec" / "cryptobench-runner-rust-soft"
+    if not soft.is_file():
+        pytest.skip("the soft build is absent (make setup prints why)")
+    done = run(rust_runner, "list", "--variant", "rustcrypto=soft")
+    assert done.returncode == 0, done.stderr
+    caps = json.loads(done.stdout)
+    assert caps["machine"]["rust"]["build"].startswith("soft")
+    [rc] = caps["providers"]
+    assert rc["name"] == "rustcrypto" and rc["variant"] == "soft"
+    assert rc["code_path"]["backends"] == "soft (forced at compile time)"
+    assert [v["name"] for v in rc["variants"]] == ["default", "soft"]
+    with Served(rust_runner, "--variant", "rustcrypto=soft") as served:
+        assert served.hello["variants"] == {"rustcrypto": "soft"}
+        result = measure_tiny(
+            served, tiny_case("rustcrypto", "aes-256-gcm", "encrypt", 1024, variant="soft")
+        )
+        served.close()
+    assert result["variant"] == "soft" and result["gate"]["kat"].startswith("passed")
+    back = json.loads(run(soft, "list").stdout)
+    assert back["machine"]["rust"]["build"] == "main" and len(back["providers"]) == 3
+    mixed = run(rust_runner, "list", "--variant", "rustcrypto=soft", "--variant", "ring=default")
+    assert mixed.returncode == 2 and "--variant rustcrypto=soft alone" in mixed.stderr

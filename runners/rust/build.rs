@@ -34,6 +34,7 @@ fn main() {
     let vectors = std::path::Path::new(&dir).join("../../vectors");
     let vectors = vectors.canonicalize().unwrap_or(vectors);
     println!("cargo:rustc-env=CRYPTOBENCH_VECTORS_DIR={}", vectors.display());
+    println!("cargo::rustc-check-cfg=cfg(cryptobench_soft)");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-env-changed=RUSTFLAGS");

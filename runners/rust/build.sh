@@ -53,3 +53,19 @@ install -m 755 "$here/target/release/cryptobench-runner-rust" "$target.tmp" && m
 mkdir -p "$here/build" && echo "$CARGO" >"$here/build/cargo-path" # the toolchain `make test` uses
 "$target" list >/dev/null 2>&1 || absent "the built runner fails its list command"
 echo "rust runner: built $target with $("$CARGO" --version | cut -d' ' -f1-2)"
+
+# The variant rustcrypto/soft: RustCrypto's portable backends can only be chosen at compile time,
+# so they get a build of their own (RustCrypto only, no ring, aws-lc-rs or criterion), installed
+# out of the runners' directories; the runner re-executes it for that variant.
+soft=$(cd "$dest/.." && pwd)/libexec/cryptobench-runner-rust-soft
+soft_flags='--cfg cryptobench_soft --cfg aes_backend="soft" --cfg polyval_backend="soft"
+  --cfg chacha20_backend="soft" --cfg poly1305_backend="soft" --cfg sha1_backend="soft"
+  --cfg sha2_backend="soft" --cfg keccak_backend="soft"'
+if out=$(RUSTFLAGS="$(echo $soft_flags)" CARGO_TARGET_DIR="$here/target/soft" nice "$CARGO" build --release \
+    --locked --no-default-features 2>&1) && mkdir -p "$(dirname "$soft")" &&
+  install -m 755 "$here/target/soft/release/cryptobench-runner-rust" "$soft"; then
+  echo "rust runner: built $soft (the variant rustcrypto/soft)"
+else
+  rm -f "$soft"
+  echo "rust runner: the soft build failed, so rustcrypto/soft is absent: $(echo "$out" | grep -m3 '^error' | tr '\n' ' ')" >&2
+fi

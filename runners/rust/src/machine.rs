@@ -62,6 +62,11 @@ pub fn build_record() -> Value {
         "profile": env!("CB_PROFILE"),
         "opt_level": env!("CB_OPT_LEVEL"),
         "target_cpu": "the target's baseline (no -C target-cpu)",
+        "build": if cfg!(cryptobench_soft) {
+            "soft: rustcrypto only, its portable backends forced at compile time"
+        } else {
+            "main"
+        },
         "target_features": env!("CB_TARGET_FEATURES").split(',').filter(|s| !s.is_empty()).collect::<Vec<_>>(),
     })
 }

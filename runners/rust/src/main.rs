@@ -3,6 +3,7 @@
 //! describes its measurement.
 
 mod agreement;
+#[cfg(feature = "bench")]
 mod bench;
 mod engine;
 mod gate;
@@ -175,7 +176,10 @@ fn main() {
         }
         let cpu = pin(&o)?;
         if o.command == "bench" {
+            #[cfg(feature = "bench")]
             std::process::exit(bench::command_bench(&mut out));
+            #[cfg(not(feature = "bench"))]
+            return Err("this build of the runner has no bench (criterion is in the main build)".into());
         }
         std::process::exit(command_serve(std::io::stdin().lock(), &mut out, cpu));
     });

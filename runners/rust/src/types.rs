@@ -208,6 +208,8 @@ pub struct Variant {
     pub description: &'static str,
     /// Environment variables this variant sets (None: the variable is removed).
     pub env: &'static [(&'static str, Option<&'static str>)],
+    /// Runs in the soft build (RustCrypto's portable backends, chosen at compile time).
+    pub soft_build: bool,
 }
 
 /// One library binding (provider.hpp, Provider).

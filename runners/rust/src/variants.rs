@@ -40,9 +40,45 @@ pub fn variants_json(provider: &str) -> Value {
     )
 }
 
+/// True in the soft build (RustCrypto's portable backends forced at compile time; only the
+/// `rustcrypto` provider).
+pub const SOFT_BUILD: bool = cfg!(cryptobench_soft);
+
+/// Where the other build is: the soft build is installed as libexec/cryptobench-runner-rust-soft
+/// beside the bin/ of the main one (build.sh), out of the directories where runners are found.
+fn other_build() -> Result<std::path::PathBuf, String> {
+    let exe = std::fs::read_link("/proc/self/exe").map_err(|e| format!("cannot find this executable: {e}"))?;
+    let prefix = exe.parent().and_then(|d| d.parent()).ok_or("cannot find this executable's prefix")?;
+    let other = if SOFT_BUILD {
+        prefix.join("bin/cryptobench-runner-rust")
+    } else {
+        prefix.join("libexec/cryptobench-runner-rust-soft")
+    };
+    if other.is_file() {
+        Ok(other)
+    } else {
+        Err(format!(
+            "rustcrypto/soft runs in the soft build of this runner, and {} is absent (make setup builds it)",
+            other.display()
+        ))
+    }
+}
+
 /// Makes the process run `requested` (provider → variant; the others run `default`): returns when
-/// the environment already says so, else re-executes the runner with it.
+/// the build and the environment already say so, else re-executes the runner (or the other build
+/// of it) with them.
 pub fn select_variants(requested: &BTreeMap<String, String>) -> Result<(), String> {
+    let want_soft = requested.iter().any(|(p, v)| find_variant(p, v).is_some_and(|v| v.soft_build));
+    if want_soft && requested.len() > 1 {
+        return Err("rustcrypto/soft runs in a build of its own (RustCrypto's portable backends are chosen \
+                    at compile time): start a runner with --variant rustcrypto=soft alone"
+            .into());
+    }
+    if want_soft != SOFT_BUILD {
+        use std::os::unix::process::CommandExt;
+        let err = std::process::Command::new(other_build()?).args(std::env::args_os().skip(1)).exec();
+        return Err(format!("cannot execute the other build of the runner: {err}"));
+    }
     let mut want: BTreeMap<&str, Option<&str>> = BTreeMap::new();
     let mut chosen = BTreeMap::new();
     for p in providers() {

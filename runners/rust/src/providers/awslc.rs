@@ -320,16 +320,19 @@ static VARIANTS: [Variant; 3] = [
         name: "default",
         description: "AWS-LC as built, every CPU feature it detects (OPENSSL_ia32cap removed)",
         env: &[("OPENSSL_ia32cap", None)],
+        soft_build: false,
     },
     Variant {
         name: "soft",
         description: "no AES-NI, PCLMULQDQ, AVX2, SHA-NI, VAES or AVX-512 (OPENSSL_ia32cap=~0x200000200000000:~0xffffffffffffffff)",
         env: &[("OPENSSL_ia32cap", Some("~0x200000200000000:~0xffffffffffffffff"))],
+        soft_build: false,
     },
     Variant {
         name: "noaesni",
         description: "no AES-NI or PCLMULQDQ; AVX2, SHA-NI, VAES and AVX-512 kept (OPENSSL_ia32cap=~0x200000200000000)",
         env: &[("OPENSSL_ia32cap", Some("~0x200000200000000"))],
+        soft_build: false,
     },
 ];
 

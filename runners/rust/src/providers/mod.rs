@@ -1,12 +1,18 @@
 //! The providers of this runner: `ring`, `aws-lc-rs` and `rustcrypto`.
 
+#[cfg(feature = "c-providers")]
 pub mod awslc;
+#[cfg(feature = "c-providers")]
 pub mod ring;
 pub mod rustcrypto;
 
 use crate::types::{AlgorithmInfo, KeyParts, Provider, Res, failed};
 
+#[cfg(feature = "c-providers")]
 static PROVIDERS: [&'static dyn Provider; 3] = [&ring::Ring, &awslc::AwsLc, &rustcrypto::RustCrypto];
+// The soft build: RustCrypto only (see variants.rs).
+#[cfg(not(feature = "c-providers"))]
+static PROVIDERS: [&'static dyn Provider; 1] = [&rustcrypto::RustCrypto];
 
 pub fn providers() -> &'static [&'static dyn Provider] {
     &PROVIDERS

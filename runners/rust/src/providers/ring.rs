@@ -88,6 +88,7 @@ static VARIANTS: [Variant; 1] = [Variant {
     name: "default",
     description: "ring as built: the code paths it picks from the CPU features it detects (it reads no switch)",
     env: &[],
+    soft_build: false,
 }];
 
 impl Provider for Ring {

@@ -3,7 +3,8 @@
 //!
 //! Variants: RustCrypto picks AES-NI, CLMUL, AVX2 and SHA-NI at run time through `cpufeatures`,
 //! which reads no environment variable; the portable code is chosen only at compile time (cfg
-//! flags such as `aes_force_soft`), so this provider has only `default` here.
+//! flags such as `aes_backend="soft"`), so `soft` is a second build of the runner (build.sh), which
+//! the runner re-executes for it (variants.rs).
 
 use crate::machine::{cpu_features, locked_version};
 use crate::providers::{array32, ec_point, ec_size, padded};
@@ -87,11 +88,22 @@ const ALGORITHMS: &[&str] = &[
     "argon2id",
 ];
 
-static VARIANTS: [Variant; 1] = [Variant {
-    name: "default",
-    description: "the RustCrypto crates as built: cpufeatures picks AES-NI/CLMUL/AVX2/SHA-NI at run time (no switch)",
-    env: &[],
-}];
+static VARIANTS: [Variant; 2] = [
+    Variant {
+        name: "default",
+        description: "the RustCrypto crates as built: cpufeatures picks AES-NI/CLMUL/AVX2/SHA-NI at run time",
+        env: &[],
+        soft_build: false,
+    },
+    Variant {
+        name: "soft",
+        description: "a build with RustCrypto's portable backends forced at compile time (--cfg aes_backend=\"soft\", \
+                      polyval_backend, chacha20_backend, poly1305_backend, sha1_backend, sha2_backend, \
+                      keccak_backend = \"soft\"): cpufeatures has no run-time switch",
+        env: &[],
+        soft_build: true,
+    },
+];
 
 fn op_box<F: FnMut(&mut Io) -> Res<usize> + 'static>(f: F) -> Res<BoxOp> {
     Ok(Box::new(f))
@@ -606,7 +618,11 @@ impl Provider for RustCrypto {
     }
     fn code_path(&self) -> Map<String, Value> {
         let mut m = cpu_features();
-        m.insert("switch".into(), json!("none at run time: cpufeatures reads no environment variable"));
+        m.insert("switch".into(), json!("none at run time (cpufeatures reads no environment variable); the soft build forces the portable backends at compile time"));
+        m.insert(
+            "backends".into(),
+            json!(if cfg!(cryptobench_soft) { "soft (forced at compile time)" } else { "run-time detection" }),
+        );
         m
     }
     fn variants(&self) -> &'static [Variant] {
