@@ -174,6 +174,15 @@ impl<'a> Io<'a> {
     pub fn split(&mut self) -> Option<(&[u8], &mut [u8])> {
         self.input.map(|i| (i, &mut *self.out))
     }
+    /// The input and the first `n` bytes of the output, for operations that always run out of
+    /// place (public-key and KDF cases).
+    pub fn parts(&mut self, n: usize) -> Res<(&[u8], &mut [u8])> {
+        let (input, out) = self.split().ok_or_else(|| failed("this operation runs out of place"))?;
+        if out.len() < n {
+            return Err(failed("output buffer too small"));
+        }
+        Ok((input, &mut out[..n]))
+    }
     /// Writes a computed output (a digest, a signature) at the start of the output buffer.
     pub fn write(&mut self, data: &[u8]) -> Res<usize> {
         if self.out.len() < data.len() {

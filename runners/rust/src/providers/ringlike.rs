@@ -163,11 +163,8 @@ fn rsa_op(info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
             if pss { &c::signature::RSA_PSS_SHA256 } else { &c::signature::RSA_PKCS1_SHA256 };
         let len = kp.public_key().modulus_len();
         return op_box(move |io: &mut Io| {
-            let msg = io.input().to_vec();
-            if io.out.len() < len {
-                return Err(failed("output buffer too small"));
-            }
-            kp.sign(padding, &rng, &msg, &mut io.out[..len]).map_err(|_| failed("RSA signing failed"))?;
+            let (msg, out) = io.parts(len)?;
+            kp.sign(padding, &rng, msg, out).map_err(|_| failed("RSA signing failed"))?;
             Ok(len)
         });
     }
@@ -216,11 +213,8 @@ fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
     let iterations = std::num::NonZeroU32::new(p.cost("iterations") as u32)
         .ok_or_else(|| failed("PBKDF2 needs at least one iteration"))?;
     op_box(move |io: &mut Io| {
-        let password = io.input().to_vec();
-        if io.out.len() < n {
-            return Err(failed("output buffer too small"));
-        }
-        c::pbkdf2::derive(alg, iterations, &salt, &password, &mut io.out[..n]);
+        let (password, out) = io.parts(n)?;
+        c::pbkdf2::derive(alg, iterations, &salt, password, out);
         Ok(n)
     })
 }

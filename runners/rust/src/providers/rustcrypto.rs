@@ -226,6 +226,15 @@ macro_rules! ecdsa_op {
     }};
 }
 
+fn argon2_context<'a>(secret: &'a [u8], params: &argon2::Params) -> Res<argon2::Argon2<'a>> {
+    let (alg, version) = (argon2::Algorithm::Argon2id, argon2::Version::V0x13);
+    if secret.is_empty() {
+        return Ok(argon2::Argon2::new(alg, version, params.clone()));
+    }
+    argon2::Argon2::new_with_secret(secret, alg, version, params.clone())
+        .map_err(|e| failed(format!("Argon2 secret refused: {e}")))
+}
+
 fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
     let n = p.out_len;
     let salt = p.salt.clone();
@@ -245,13 +254,11 @@ fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
             let rounds = u32::try_from(p.cost("iterations")).map_err(|_| failed("too many iterations"))?;
             let digest = info.name.clone();
             op_box(move |io: &mut Io| {
-                check(io)?;
-                let password = io.input().to_vec();
-                let out = &mut io.out[..n];
+                let (password, out) = io.parts(n)?;
                 match digest.as_str() {
-                    "pbkdf2-sha1" => pbkdf2::pbkdf2_hmac::<sha1::Sha1>(&password, &salt, rounds, out),
-                    "pbkdf2-sha512" => pbkdf2::pbkdf2_hmac::<sha2::Sha512>(&password, &salt, rounds, out),
-                    _ => pbkdf2::pbkdf2_hmac::<sha2::Sha256>(&password, &salt, rounds, out),
+                    "pbkdf2-sha1" => pbkdf2::pbkdf2_hmac::<sha1::Sha1>(password, &salt, rounds, out),
+                    "pbkdf2-sha512" => pbkdf2::pbkdf2_hmac::<sha2::Sha512>(password, &salt, rounds, out),
+                    _ => pbkdf2::pbkdf2_hmac::<sha2::Sha256>(password, &salt, rounds, out),
                 }
                 Ok(n)
             })
@@ -262,10 +269,8 @@ fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
             let params = scrypt::Params::new(log_n as u8, p.cost("r") as u32, p.cost("p") as u32)
                 .map_err(|e| failed(format!("scrypt parameters refused: {e}")))?;
             op_box(move |io: &mut Io| {
-                check(io)?;
-                let password = io.input().to_vec();
-                scrypt::scrypt(&password, &salt, &params, &mut io.out[..n])
-                    .map_err(|e| failed(format!("scrypt: {e}")))?;
+                let (password, out) = io.parts(n)?;
+                scrypt::scrypt(password, &salt, &params, out).map_err(|e| failed(format!("scrypt: {e}")))?;
                 Ok(n)
             })
         }
@@ -276,18 +281,13 @@ fn kdf_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
                 b.data(argon2::AssociatedData::new(&p.ad).map_err(|e| failed(format!("Argon2 data: {e}")))?);
             }
             let params = b.build().map_err(|e| failed(format!("Argon2 parameters refused: {e}")))?;
-            let secret: &'static [u8] = Box::leak(p.secret.clone().into_boxed_slice());
-            let a2 = if secret.is_empty() {
-                argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params)
-            } else {
-                argon2::Argon2::new_with_secret(secret, argon2::Algorithm::Argon2id, argon2::Version::V0x13, params)
-                    .map_err(|e| failed(format!("Argon2 secret refused: {e}")))?
-            };
+            let secret = p.secret.clone();
+            // Argon2 borrows its secret, so the (allocation-free) context is made per operation.
+            argon2_context(&secret, &params)?;
             op_box(move |io: &mut Io| {
-                check(io)?;
-                let password = io.input().to_vec();
-                a2.hash_password_into(&password, &salt, &mut io.out[..n])
-                    .map_err(|e| failed(format!("Argon2: {e}")))?;
+                let a2 = argon2_context(&secret, &params)?;
+                let (password, out) = io.parts(n)?;
+                a2.hash_password_into(password, &salt, out).map_err(|e| failed(format!("Argon2: {e}")))?;
                 Ok(n)
             })
         }
@@ -629,6 +629,3 @@ impl Provider for RustCrypto {
         &VARIANTS
     }
 }
-
-#[allow(dead_code)]
-fn _unused(_: Array<u8, aes_gcm::aead::array::typenum::U1>) {}
