@@ -8,10 +8,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 dest=$1
 need_minor=85 # Cargo.toml: edition 2024, rust-version 1.85
 target=$dest/cryptobench-runner-rust
+mkdir -p "$dest"
+soft=$(cd "$dest/.." && pwd)/libexec/cryptobench-runner-rust-soft
 
 absent() {
   echo "rust runner: not built: $* (the providers ring, aws-lc-rs and rustcrypto are absent)" >&2
-  rm -f "$target"
+  rm -f "$target" "$soft"
   exit 0
 }
 
@@ -24,17 +26,17 @@ minor_of() { "$1" --version 2>/dev/null | sed -n 's/^cargo 1\.\([0-9]*\).*/\1/p'
 
 CARGO=$(find_cargo)
 if [ -z "$CARGO" ]; then
-  # Debian's cargo, only if it is new enough for this crate (Debian 12's 1.65 is not).
+  # Debian's cargo, only if it is new enough for this crate (its package 0.N is Rust 1.(N-1); Debian 12 has 0.66).
   candidate=$(apt-cache policy cargo 2>/dev/null | sed -n 's/^ *Candidate: \([0-9]*\.[0-9]*\).*/\1/p')
   cminor=${candidate#*.}
-  if [ -n "$candidate" ] && [ "${candidate%%.*}" = 0 ] && [ "${cminor:-0}" -ge "$need_minor" ]; then
+  if [ -n "$candidate" ] && [ "${candidate%%.*}" = 0 ] && [ "${cminor:-0}" -gt "$need_minor" ]; then
     echo "rust runner: no cargo; installing cargo $candidate from Debian" >&2
     sudo=$([ "$(id -u)" = 0 ] || echo sudo)
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends cargo \
       >/dev/null 2>&1 || absent "no cargo, and apt-get install cargo failed"
     CARGO=$(find_cargo)
   fi
-  [ -n "$CARGO" ] || absent "no cargo on PATH or in ~/.cargo/bin, and Debian's (${candidate:-none}) is older than 1.$need_minor (install Rust with rustup)"
+  [ -n "$CARGO" ] || absent "no cargo on PATH or in ~/.cargo/bin, and Debian's cargo ${candidate:-(none)} is older than Rust 1.$need_minor (install Rust with rustup)"
 fi
 minor=$(minor_of "$CARGO")
 [ -n "$minor" ] && [ "$minor" -ge "$need_minor" ] ||
@@ -57,7 +59,6 @@ echo "rust runner: built $target with $("$CARGO" --version | cut -d' ' -f1-2)"
 # The variant rustcrypto/soft: RustCrypto's portable backends can only be chosen at compile time,
 # so they get a build of their own (RustCrypto only, no ring, aws-lc-rs or criterion), installed
 # out of the runners' directories; the runner re-executes it for that variant.
-soft=$(cd "$dest/.." && pwd)/libexec/cryptobench-runner-rust-soft
 soft_flags='--cfg cryptobench_soft --cfg aes_backend="soft" --cfg polyval_backend="soft"
   --cfg chacha20_backend="soft" --cfg poly1305_backend="soft" --cfg sha1_backend="soft"
   --cfg sha2_backend="soft" --cfg keccak_backend="soft"'
