@@ -64,7 +64,7 @@ soft_flags='--cfg cryptobench_soft --cfg aes_backend="soft" --cfg polyval_backen
   --cfg sha2_backend="soft" --cfg keccak_backend="soft"'
 if out=$(RUSTFLAGS="$(echo $soft_flags)" CARGO_TARGET_DIR="$here/target/soft" nice "$CARGO" build --release \
     --locked --no-default-features 2>&1) && mkdir -p "$(dirname "$soft")" &&
-  install -m 755 "$here/target/soft/release/cryptobench-runner-rust" "$soft"; then
+  install -m 755 "$here/target/soft/release/cryptobench-runner-rust" "$soft.tmp" && mv "$soft.tmp" "$soft"; then
   echo "rust runner: built $soft (the variant rustcrypto/soft)"
 else
   rm -f "$soft"
