@@ -260,3 +260,14 @@ def test_rustcrypto_soft_runs_in_the_soft_build(rust_runner):
     assert back["machine"]["rust"]["build"] == "main" and len(back["providers"]) == 3
     mixed = run(rust_runner, "list", "--variant", "rustcrypto=soft", "--variant", "ring=default")
     assert mixed.returncode == 2 and "--variant rustcrypto=soft alone" in mixed.stderr
+
+
+def test_aws_lc_allocations_in_c_are_counted(rust_runner):
+    """AWS-LC allocates its RSA and EC contexts with OPENSSL_malloc, which the runner routes
+    through its counting allocator (CRYPTO_set_mem_functions): the heap figures see them."""
+    lc = next(p for p in capabilities(rust_runner)["providers"] if p["name"] == "aws-lc-rs")
+    assert "CRYPTO_set_mem_functions" in lc["code_path"]["heap"]
+    with Served(rust_runner) as served:
+        result = measure_tiny(served, tiny_case("aws-lc-rs", "ecdsa-p256", "sign", 64))
+    assert result["heap"]["allocs_per_op"] > 0
+    assert result["heap"]["frees_per_op"] == result["heap"]["allocs_per_op"]

@@ -85,3 +85,56 @@ pub fn stop() -> Counts {
         peak_live: PEAK.load(Relaxed).max(0) as u64,
     }
 }
+
+/// AWS-LC's OPENSSL_malloc/realloc/free routed through the Rust allocator, so the counter sees the
+/// C library's allocations as the native runner's interposed malloc does. Each block carries its
+/// size in a 16-byte header (free() is not told the size).
+#[cfg(feature = "c-providers")]
+pub mod c_hooks {
+    use std::alloc::{Layout, alloc, dealloc};
+    use std::os::raw::{c_char, c_int, c_void};
+
+    const HEADER: usize = 16;
+
+    unsafe fn layout(size: usize) -> Layout {
+        unsafe { Layout::from_size_align_unchecked(size + HEADER, HEADER) }
+    }
+
+    unsafe extern "C" fn c_malloc(size: usize, _: *const c_char, _: c_int) -> *mut c_void {
+        unsafe {
+            let p = alloc(layout(size));
+            if p.is_null() {
+                return p.cast();
+            }
+            (p as *mut usize).write(size);
+            p.add(HEADER).cast()
+        }
+    }
+
+    unsafe extern "C" fn c_free(ptr: *mut c_void, _: *const c_char, _: c_int) {
+        if ptr.is_null() {
+            return;
+        }
+        unsafe {
+            let p = (ptr as *mut u8).sub(HEADER);
+            dealloc(p, layout((p as *const usize).read()));
+        }
+    }
+
+    unsafe extern "C" fn c_realloc(ptr: *mut c_void, size: usize, f: *const c_char, l: c_int) -> *mut c_void {
+        unsafe {
+            let new = c_malloc(size, f, l);
+            if !ptr.is_null() && !new.is_null() {
+                let old = ((ptr as *const u8).sub(HEADER) as *const usize).read();
+                std::ptr::copy_nonoverlapping(ptr as *const u8, new as *mut u8, old.min(size));
+                c_free(ptr, f, l);
+            }
+            new
+        }
+    }
+
+    /// Must run before AWS-LC allocates anything (main does it first); true when AWS-LC took it.
+    pub fn install() -> bool {
+        unsafe { aws_lc_sys::CRYPTO_set_mem_functions(Some(c_malloc), Some(c_realloc), Some(c_free)) == 1 }
+    }
+}

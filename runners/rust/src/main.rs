@@ -24,6 +24,9 @@ use providers::{provider_by_name, providers};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
+/// Whether AWS-LC's allocations go through the counting allocator (recorded in its code_path).
+pub static AWS_LC_COUNTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 #[global_allocator]
 static ALLOCATOR: heap::Counting = heap::Counting;
 
@@ -158,6 +161,8 @@ fn capabilities() -> Value {
 }
 
 fn main() {
+    #[cfg(feature = "c-providers")]
+    AWS_LC_COUNTED.store(heap::c_hooks::install(), std::sync::atomic::Ordering::Relaxed);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = parse_args(&args).and_then(|o| -> Result<(), String> {
         if o.command == "--help" {

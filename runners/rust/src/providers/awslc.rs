@@ -368,6 +368,15 @@ impl Provider for AwsLc {
     fn code_path(&self) -> Map<String, Value> {
         let mut m = cpu_features();
         m.insert("ia32cap_env".into(), json!(std::env::var("OPENSSL_ia32cap").unwrap_or_default()));
+        let counted = crate::AWS_LC_COUNTED.load(std::sync::atomic::Ordering::Relaxed);
+        m.insert(
+            "heap".into(),
+            json!(if counted {
+                "AWS-LC's OPENSSL_malloc goes through the counting allocator (CRYPTO_set_mem_functions)"
+            } else {
+                "AWS-LC's own allocations are not counted"
+            }),
+        );
         m
     }
     fn variants(&self) -> &'static [Variant] {
