@@ -1,6 +1,6 @@
 """Driving a runner of another language through the protocol (docs/protocol.md): spawn it, send
-JSON lines, read one reply line per request. Shared by test_runner_go.py and
-test_runner_python.py."""
+JSON lines, read one reply line per request. Shared by test_runner_go.py, test_runner_python.py
+and test_runner_rust.py."""
 
 import json
 import os

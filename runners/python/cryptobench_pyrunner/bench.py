@@ -35,6 +35,7 @@ def _spec(case: dict) -> dict:
         "seed": 1,
         "agreement": False,
         "cost": {},
+        "inplace": True,
         **case,
     }
 

@@ -1,0 +1,23 @@
+# The Rust runner (runners/rust): providers `ring`, `aws-lc-rs` and `rustcrypto`. `make setup`
+# builds .venv/bin/cryptobench-runner-rust; without cargo or crates.io it prints why and the Rust
+# providers are absent (runners/rust/build.sh never fails setup).
+SETUP_TARGETS += runner-rust
+TEST_TARGETS += test-runner-rust
+
+.PHONY: runner-rust test-runner-rust bench-rust
+
+runner-rust: venv
+	@bash runners/rust/build.sh $(abspath $(VENV))/bin
+
+# rustfmt's check (where rustfmt is installed) and the Rust unit tests, when the runner was built (the protocol tests are in
+# python/tests/test_runner_rust.py and run with the other Python tests).
+test-runner-rust:
+	@if [ -x $(VENV)/bin/cryptobench-runner-rust ] && [ -f runners/rust/build/cargo-path ]; then \
+	  cargo=$$(cat runners/rust/build/cargo-path) && cd runners/rust && \
+	  { ! "$$cargo" fmt --version >/dev/null 2>&1 || "$$cargo" fmt --check; } && \
+	  nice "$$cargo" test --release --locked -q; \
+	else echo "rust runner absent: Rust tests skipped"; fi
+
+# Fidelity: the engine's loop against criterion on the reference cases (ratio 0.9-1.1).
+bench-rust:
+	$(VENV)/bin/cryptobench-runner-rust bench

@@ -1,0 +1,41 @@
+// Records what the binary was built with: rustc's version, the target, its CPU features, the
+// profile, the versions of the crates in Cargo.lock, and where the checkout's vectors/ are.
+use std::process::Command;
+
+fn main() {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = Command::new(&rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    println!("cargo:rustc-env=CB_RUSTC_VERSION={version}");
+    for (key, var) in [
+        ("CB_TARGET", "TARGET"),
+        ("CB_PROFILE", "PROFILE"),
+        ("CB_OPT_LEVEL", "OPT_LEVEL"),
+        ("CB_TARGET_FEATURES", "CARGO_CFG_TARGET_FEATURE"),
+    ] {
+        println!("cargo:rustc-env={key}={}", std::env::var(var).unwrap_or_default());
+    }
+    let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+    let lock = std::fs::read_to_string(format!("{dir}/Cargo.lock")).unwrap_or_default();
+    let mut versions = Vec::new();
+    let mut name = String::new();
+    for line in lock.lines() {
+        if let Some(n) = line.strip_prefix("name = ") {
+            name = n.trim_matches('"').to_string();
+        } else if let Some(v) = line.strip_prefix("version = ") {
+            versions.push(format!("{name}={}", v.trim_matches('"')));
+        }
+    }
+    println!("cargo:rustc-env=CB_LOCKED={}", versions.join(","));
+    let vectors = std::path::Path::new(&dir).join("../../vectors");
+    let vectors = vectors.canonicalize().unwrap_or(vectors);
+    println!("cargo:rustc-env=CRYPTOBENCH_VECTORS_DIR={}", vectors.display());
+    println!("cargo::rustc-check-cfg=cfg(cryptobench_soft)");
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=Cargo.lock");
+    println!("cargo:rerun-if-env-changed=RUSTFLAGS");
+}

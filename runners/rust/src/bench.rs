@@ -1,0 +1,129 @@
+//! The fidelity bench: reference cases measured by this runner's engine and by Rust's standard
+//! benchmark harness, criterion (Bencher::iter, its default linear sampling and analysis), on the
+//! same prepared operation and buffers. The two alternate so drift on a shared machine hits both;
+//! the ratio of the medians should be 0.9-1.1.
+
+use crate::engine::*;
+use serde_json::Value;
+use std::io::Write;
+use std::time::Duration;
+
+fn bench_case(id: &str, provider: &str, operation: &str, algorithm: &str, size: u64) -> CaseSpec {
+    CaseSpec {
+        id: id.into(),
+        provider: provider.into(),
+        operation: operation.into(),
+        algorithm: algorithm.into(),
+        size,
+        input: "random".into(),
+        samples: 11,
+        batch: 1,
+        target_sample_ms: 25.0,
+        warmup_ms: 200.0,
+        heap_iterations: 1,
+        seed: 1,
+        inplace: true,
+        ..Default::default()
+    }
+}
+
+/// Rounds of about 0.3 s for each harness: the engine's 11 samples of 25 ms, criterion's 10
+/// samples over 250 ms after 50 ms of warm-up, so both see the same stretch of machine noise.
+const ROUNDS: usize = 9;
+
+/// Runs `f` with stdout and stderr on /dev/null: criterion prints its own report and progress
+/// there, and this command's output is the comparison table.
+fn quietly<T>(out: &mut impl Write, f: impl FnOnce() -> T) -> T {
+    let _ = out.flush();
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+        let saved = [libc::dup(1), libc::dup(2)];
+        if null >= 0 && saved.iter().all(|&fd| fd >= 0) {
+            libc::dup2(null, 1);
+            libc::dup2(null, 2);
+        }
+        let r = f();
+        let _ = std::io::stdout().flush();
+        if null >= 0 && saved.iter().all(|&fd| fd >= 0) {
+            libc::dup2(saved[0], 1);
+            libc::dup2(saved[1], 2);
+        }
+        for fd in [saved[0], saved[1], null] {
+            if fd >= 0 {
+                libc::close(fd);
+            }
+        }
+        r
+    }
+}
+
+/// criterion's median time per iteration (ns) of the benchmark `id`, from its estimates.json.
+fn criterion_median(dir: &std::path::Path, id: &str) -> Option<f64> {
+    let path = dir.join(id).join("new").join("estimates.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    v["median"]["point_estimate"].as_f64()
+}
+
+pub fn command_bench(out: &mut impl Write) -> i32 {
+    let cases = [
+        bench_case("aws-lc-rs-gcm", "aws-lc-rs", "encrypt", "aes-256-gcm", 16384),
+        bench_case("rustcrypto-sha256", "rustcrypto", "hash", "sha256", 1024),
+        bench_case("ring-chacha", "ring", "encrypt", "chacha20-poly1305", 16384),
+    ];
+    let dir = std::env::temp_dir().join(format!("cryptobench-criterion-{}", std::process::id()));
+    let _ = writeln!(out, "fidelity: cryptobench engine vs criterion, median of {ROUNDS} alternating rounds");
+    let _ = writeln!(out, "{:<40} {:>14} {:>14} {:>8}", "case", "engine ns/op", "criterion", "ratio");
+    let mut worst: f64 = 1.0;
+    let mut code = 0;
+    for spec in cases {
+        let mut c = open_case(spec.clone());
+        if c.status != STATUS_OK {
+            let _ = writeln!(out, "{}: {} {}", spec.id, c.status, c.reason);
+            code = 1;
+            break;
+        }
+        let (mut engine, mut harness) = (Vec::new(), Vec::new());
+        for round in 0..ROUNDS {
+            c.samples.clear();
+            for _ in 0..11 {
+                if let Err(e) = c.sample() {
+                    let _ = writeln!(out, "{}: {e}", spec.id);
+                    return 1;
+                }
+            }
+            engine.push(summarise(&c.samples, spec.size)["median_ns"].as_f64().unwrap_or(0.0));
+            let id = format!("{}-{round}", spec.id);
+            let mut crit = criterion::Criterion::default()
+                .output_directory(&dir)
+                .without_plots()
+                .with_output_color(false)
+                .sample_size(10)
+                .warm_up_time(Duration::from_millis(50))
+                .measurement_time(Duration::from_millis(250))
+                .nresamples(10_000);
+            quietly(out, || crit.bench_function(&id, |b| b.iter(|| c.run_ops(1).expect("the library failed"))));
+            match criterion_median(&dir, &id) {
+                Some(ns) => harness.push(ns),
+                None => {
+                    let _ = writeln!(out, "{}: criterion wrote no estimates under {}", spec.id, dir.display());
+                    return 1;
+                }
+            }
+        }
+        let (e, h) = (median(&engine), median(&harness));
+        let ratio = e / h;
+        worst = worst.max(ratio.max(1.0 / ratio));
+        let name = format!("{} {} {} {}", spec.provider, spec.operation, spec.algorithm, spec.size);
+        let _ = writeln!(out, "{name:<40} {e:>14.1} {h:>14.1} {ratio:>8.3}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    if code != 0 {
+        return code;
+    }
+    if worst > 1.1 {
+        let _ = writeln!(out, "some ratio is outside 0.9-1.1");
+        return 1;
+    }
+    let _ = writeln!(out, "all ratios within 0.9-1.1");
+    0
+}

@@ -1,0 +1,709 @@
+//! The timing engine: one open case, its calibration, heap pass and samples, with the semantics
+//! of native/src/core/engine.cpp and runners/go/engine.go (docs/runners.md puts them side by
+//! side).
+
+use crate::gate::*;
+use crate::gate_pk::*;
+use crate::heap;
+use crate::providers::provider_by_name;
+use crate::types::*;
+use crate::variants::current_variant;
+use crate::vectors::*;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// docs/protocol.md, "Case specification".
+#[derive(Clone, Debug, Default)]
+pub struct CaseSpec {
+    pub id: String,
+    pub provider: String,
+    pub variant: String,
+    pub operation: String,
+    pub algorithm: String,
+    pub size: u64,
+    pub input: String,
+    pub align_offset: u64,
+    pub aad_bytes: u64,
+    pub samples: u64,
+    pub batch: u64,
+    pub target_sample_ms: f64,
+    pub warmup_ms: f64,
+    pub heap_iterations: u64,
+    pub seed: u64,
+    pub agreement: bool,
+    pub cost: BTreeMap<String, u64>,
+    pub inplace: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    pub iterations: u64,
+    pub ns: u64,
+    pub ticks: u64,
+}
+
+impl Sample {
+    pub fn json(&self) -> Value {
+        json!({"iterations": self.iterations, "ns": self.ns, "ticks": self.ticks})
+    }
+}
+
+pub const STATUS_OK: &str = "ok";
+pub const STATUS_FAILED: &str = "failed";
+pub const STATUS_UNSUPPORTED: &str = "unsupported";
+const PAGE: usize = 4096;
+const SLACK: usize = 128;
+const CANARY: usize = 64; // bytes checked after the output
+const CANARY_BYTE: u8 = 0xA5;
+/// A sample that starts this long after the previous one ended is a new visit: it re-warms for
+/// about REWARM_NS first (engine.hpp, kVisitGapNs and kRewarmNs).
+const VISIT_GAP_NS: u64 = 50_000;
+const REWARM_NS: f64 = 750_000.0;
+
+pub fn mono_ns() -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// The TSC between two LFENCEs, so the read does not drift into the timed region
+/// (engine.cpp, SystemClock::ticks).
+#[cfg(target_arch = "x86_64")]
+pub fn ticks() -> u64 {
+    use core::arch::x86_64::{_mm_lfence, _rdtsc};
+    unsafe {
+        _mm_lfence();
+        let t = _rdtsc();
+        _mm_lfence();
+        t
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub fn ticks() -> u64 {
+    0
+}
+
+#[derive(Clone, Default, Debug)]
+pub struct Layout {
+    pub inplace: bool,
+    pub distance: usize,
+    pub in_page_offset: usize,
+    pub note: String,
+}
+
+#[derive(Default)]
+pub struct OpenCase {
+    pub spec: CaseSpec,
+    pub status: String,
+    pub reason: String,
+    pub gate: GateReport,
+    pub iterations: u64,
+    pub calibration_ns: u64,
+    pub samples: Vec<Sample>,
+    pub heap: Value,
+    pub op: Option<BoxOp>,
+    sink: u8,
+    // The buffers: one page-aligned block; the input at base+off, the output `distance` after it.
+    block: Vec<u8>,
+    base: usize,
+    n: usize,
+    out_cap: usize,
+    // The check of the timed instance (protocol.md, step 6).
+    input: Vec<u8>,
+    expected: Vec<u8>,
+    ref_len: usize,
+    deterministic: bool,
+    keygen: bool,
+    canary_at: usize,
+    checked: bool,
+    pub timed_check: String,
+    pub layout: Layout,
+    pub laid_out: bool,
+    // In-place AEAD decryption alternates between two texts and their tags (engine.cpp).
+    alternate: bool,
+    tag_at: usize,
+    tags: [Vec<u8>; 2],
+    parity: usize,
+    pub rewarms: u64,
+    last_sample_end: u64,
+}
+
+/// The case's message (engine.cpp, make_input).
+pub fn make_input(kind: &str, n: usize, seed: u64) -> Vec<u8> {
+    let mut out = vec![0u8; n];
+    if kind == "zeros" {
+        return out;
+    }
+    ByteStream::new(seed ^ 0x1234567).fill(&mut out);
+    if kind == "text" {
+        const PRINTABLE: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:-_=\n";
+        for b in out.iter_mut() {
+            *b = PRINTABLE[*b as usize % PRINTABLE.len()];
+        }
+    }
+    out
+}
+
+fn round_up(n: usize, to: usize) -> usize {
+    n.div_ceil(to) * to
+}
+
+pub fn open_case(spec: CaseSpec) -> OpenCase {
+    let mut c = OpenCase { spec, ..Default::default() };
+    match c.open() {
+        Ok(()) => c.status = STATUS_OK.into(),
+        Err(Error::Unsupported(r)) => (c.status, c.reason) = (STATUS_UNSUPPORTED.into(), r),
+        Err(e) => (c.status, c.reason) = (STATUS_FAILED.into(), e.to_string()),
+    }
+    if c.status != STATUS_OK {
+        c.op = None;
+    }
+    c
+}
+
+/// What makes a case unsupported before any library work (engine.cpp, open()).
+pub fn resolve(spec: &mut CaseSpec) -> Res<(&'static AlgorithmInfo, &'static dyn Provider)> {
+    let info =
+        find_algorithm(&spec.algorithm).ok_or_else(|| unsupported(format!("unknown algorithm {}", spec.algorithm)))?;
+    if !info.has_op(&spec.operation) {
+        return Err(unsupported(format!("{} does not apply to {}", spec.operation, spec.algorithm)));
+    }
+    let p =
+        provider_by_name(&spec.provider).ok_or_else(|| unsupported(format!("unknown provider {}", spec.provider)))?;
+    let current = current_variant(p.name());
+    if !spec.variant.is_empty() && spec.variant != current {
+        return Err(unsupported(format!(
+            "this runner runs {} as variant '{}'; start one with --variant {}={}",
+            spec.provider, current, spec.provider, spec.variant
+        )));
+    }
+    spec.variant = current;
+    if !p.offers(&spec.algorithm) {
+        return Err(unsupported(format!("{} does not offer {}", spec.provider, spec.algorithm)));
+    }
+    Ok((info, p))
+}
+
+const KDF_COSTS: &[(&str, &[&str])] = &[
+    ("pbkdf2-sha1", &["iterations"]),
+    ("pbkdf2-sha256", &["iterations"]),
+    ("pbkdf2-sha512", &["iterations"]),
+    ("scrypt", &["N", "r", "p"]),
+    ("argon2id", &["t", "m", "p"]),
+    ("hkdf-sha256", &[]),
+];
+
+/// The key material of a public-key or KDF case: the test key (and the peer's public part for key
+/// agreement), or for a KDF the salt, info and cost.
+pub fn case_params(info: &AlgorithmInfo, spec: &CaseSpec) -> Res<Params> {
+    let mut stream = ByteStream::new(spec.seed);
+    let mut params = Params::default();
+    if info.kind == "kdf" {
+        let required = KDF_COSTS.iter().find(|(n, _)| *n == info.name).map(|(_, r)| *r);
+        for name in required.unwrap_or(&[]) {
+            if !spec.cost.contains_key(*name) {
+                return Err(failed(format!("{} needs the cost parameter '{}'", info.name, name)));
+            }
+        }
+        if let Some(req) = required {
+            for name in spec.cost.keys() {
+                if !req.contains(&name.as_str()) {
+                    return Err(failed(format!("{} has no cost parameter '{}'", info.name, name)));
+                }
+            }
+        }
+        let hkdf = info.name == "hkdf-sha256";
+        params.salt = stream.bytes(if hkdf { 32 } else { 16 });
+        if hkdf {
+            params.info = stream.bytes(16);
+        }
+        params.out_len = info.output_bytes;
+        params.cost = spec.cost.clone();
+        return Ok(params);
+    }
+    params.keypair = test_key(&info.key_type).map_err(failed)?;
+    if info.kind == "key-agreement" {
+        let peer = test_key(&format!("{}-peer", info.key_type)).map_err(failed)?;
+        params.peer = public_parts(info, &peer);
+    }
+    Ok(params)
+}
+
+impl OpenCase {
+    fn open(&mut self) -> Res<()> {
+        let (info, p) = resolve(&mut self.spec)?;
+        if info.kind == "kdf" || is_public_key(&info.kind) {
+            return self.open_public_key(p, info);
+        }
+        let size = self.spec.size as usize;
+        if size < info.min_size || size % info.block_bytes != 0 {
+            return Err(unsupported(format!(
+                "{} needs messages of at least {} bytes in multiples of {}",
+                info.name, info.min_size, info.block_bytes
+            )));
+        }
+        if !self.spec.cost.is_empty() {
+            return Err(unsupported(format!("{} takes no cost parameters", info.name)));
+        }
+        let mut stream = ByteStream::new(self.spec.seed);
+        let mut params =
+            Params { key: stream.bytes(info.key_bytes), iv: stream.bytes(info.iv_bytes), ..Default::default() };
+        if info.kind == "aead" {
+            params.aad = stream.bytes(self.spec.aad_bytes as usize);
+        }
+        let plaintext = make_input(&self.spec.input, size, self.spec.seed);
+        self.gate = run_gate(p, info, &self.spec.operation, &plaintext, &params)?;
+        if !self.gate.ok {
+            return Err(failed(self.gate.reason.clone()));
+        }
+        // The measured input: the plaintext, or for decryption this provider's ciphertext of it.
+        let mut input = plaintext.clone();
+        let mut inplace = self.spec.inplace && (info.kind == "cipher" || info.kind == "aead");
+        if self.spec.operation == "decrypt" {
+            let mut enc = p.prepare(info, "encrypt", &params)?;
+            input = run_once(&mut enc, &plaintext, info.tag_bytes + SLACK)?;
+            if inplace && info.kind == "aead" {
+                // Decrypting in place leaves the plaintext where the ciphertext was, and the next run
+                // would fail its tag check. For CTR-based AEADs encrypting the ciphertext gives back
+                // the plaintext as ciphertext, with its own tag: the runs alternate between the two
+                // texts, each preceded by the tag that belongs to the text in the buffer.
+                let again = run_once(&mut enc, &input[..size], info.tag_bytes + SLACK);
+                match again {
+                    Ok(a) if a.len() == input.len() && a[..size] == plaintext[..] => {
+                        self.alternate = true;
+                        self.tag_at = size;
+                        self.tags = [input[size..].to_vec(), a[size..].to_vec()];
+                    }
+                    _ => {
+                        inplace = false;
+                        self.layout.note = format!(
+                            "{} decryption is not an involution, so it cannot repeat in place: measured out of place",
+                            info.name
+                        );
+                    }
+                }
+            }
+            self.expected = plaintext.clone();
+            self.ref_len = plaintext.len();
+            self.deterministic = true;
+        } else {
+            self.compute_reference(p, info, &params, &input)?;
+        }
+        if inplace {
+            // An API that cannot work in place is measured out of place, and says so.
+            let mut why = String::new();
+            match p.prepare(info, &self.spec.operation, &params) {
+                Ok(mut trial) => {
+                    let mut buf = vec![0u8; input.len() + info.tag_bytes + SLACK];
+                    buf[..input.len()].copy_from_slice(&input);
+                    match trial.run(&mut Io::in_place(&mut buf, input.len())) {
+                        Ok(n) if buf[..n] != self.expected[..] => why = "gives a different output in place".into(),
+                        Ok(_) => {}
+                        Err(e) => why = format!("fails in place ({e})"),
+                    }
+                }
+                Err(e) => why = format!("fails in place ({e})"),
+            }
+            if !why.is_empty() {
+                inplace = false;
+                self.alternate = false;
+                self.layout.note = format!(
+                    "{} {} {} {}: measured out of place",
+                    self.spec.provider, self.spec.operation, info.name, why
+                );
+            }
+        }
+        self.allocate_buffers(input, SLACK, inplace);
+        self.measure_heap_and_calibrate(p, info, &params)
+    }
+
+    /// engine.cpp, open_public_key.
+    fn open_public_key(&mut self, p: &'static dyn Provider, info: &'static AlgorithmInfo) -> Res<()> {
+        let op = self.spec.operation.clone();
+        let takes_message = op != "keygen" && info.kind != "key-agreement";
+        if !takes_message && self.spec.size != 0 {
+            return Err(unsupported(format!("{op} {} takes no input: size must be 0", info.name)));
+        }
+        if info.kind == "pk-encryption" && self.spec.size as usize + 66 > info.output_bytes {
+            return Err(unsupported(format!("{} encrypts at most {} bytes", info.name, info.output_bytes - 66)));
+        }
+        if info.kind != "kdf" && !self.spec.cost.is_empty() {
+            return Err(unsupported(format!("{} takes no cost parameters", info.name)));
+        }
+        let mut params = case_params(info, &self.spec)?;
+        let size = if takes_message { self.spec.size as usize } else { 0 };
+        let message = make_input(&self.spec.input, size, self.spec.seed);
+        self.gate = run_pk_gate(p, info, &op, &message, &params)?;
+        if !self.gate.ok {
+            return Err(failed(self.gate.reason.clone()));
+        }
+        let mut input = message.clone();
+        match op.as_str() {
+            "verify" => {
+                params.signature = run_one(p, info, "sign", &params, &message)?;
+                params.keypair = public_parts(info, &params.keypair);
+            }
+            "encrypt" => params.keypair = public_parts(info, &params.keypair),
+            "decrypt" => {
+                let mut public = params.clone();
+                public.keypair = public_parts(info, &params.keypair);
+                input = run_one(p, info, "encrypt", &public, &message)?;
+            }
+            _ => {}
+        }
+        if op == "decrypt" {
+            self.expected = message.clone();
+            self.ref_len = message.len();
+            self.deterministic = true;
+        } else {
+            self.compute_reference(p, info, &params, &input)?;
+        }
+        self.allocate_buffers(input, 1024 + SLACK, false);
+        self.measure_heap_and_calibrate(p, info, &params)
+    }
+
+    /// The output of a fresh instance on the case's input, which the timed instance must still
+    /// give after sampling (engine.cpp, compute_reference).
+    fn compute_reference(&mut self, p: &dyn Provider, info: &AlgorithmInfo, params: &Params, input: &[u8]) -> Res<()> {
+        if self.spec.operation == "keygen" {
+            self.keygen = true; // nothing to compare; the canaries are still checked
+            return Ok(());
+        }
+        let once = || -> Res<Vec<u8>> {
+            let mut fresh = p.prepare(info, &self.spec.operation, params)?;
+            run_once(&mut fresh, input, 1024 + SLACK)
+        };
+        self.expected = once()?;
+        self.ref_len = self.expected.len();
+        if self.spec.operation == "encrypt" && info.kind == "pk-encryption" {
+            return Ok(()); // randomised (OAEP)
+        }
+        // Signatures are deterministic for some schemes (PKCS#1 v1.5, EdDSA) and not for others.
+        self.deterministic = true;
+        if self.spec.operation == "sign" {
+            let again = once()?;
+            self.deterministic = again == self.expected;
+        }
+        Ok(())
+    }
+
+    fn start(&self) -> usize {
+        self.base + self.spec.align_offset as usize
+    }
+
+    fn out_start(&self) -> usize {
+        self.start() + self.layout.distance
+    }
+
+    /// The input align_offset bytes past a page boundary and the output on it (in place) or half
+    /// a page past the next page boundary after the input (engine.cpp, allocate_buffers), with
+    /// canaries after the bytes a correct run writes.
+    fn allocate_buffers(&mut self, input: Vec<u8>, room: usize, inplace: bool) {
+        let off = self.spec.align_offset as usize;
+        let n = input.len();
+        let mut written = self.ref_len;
+        if inplace && n > written {
+            written = n;
+        }
+        let out_cap = (n + room).max(written + CANARY);
+        let distance = if inplace { 0 } else { round_up(off + n, PAGE) + PAGE / 2 };
+        let total = round_up(off + distance + out_cap, PAGE);
+        self.block = vec![0u8; total + PAGE];
+        let addr = self.block.as_ptr() as usize;
+        self.base = (PAGE - addr % PAGE) % PAGE;
+        self.n = n;
+        self.out_cap = out_cap;
+        self.layout.inplace = inplace;
+        self.layout.distance = distance;
+        let s = self.start();
+        self.block[s..s + n].copy_from_slice(&input);
+        self.input = input;
+        self.canary_at = written;
+        let o = self.out_start() + written;
+        self.block[o..o + CANARY].fill(CANARY_BYTE);
+        self.layout.in_page_offset = (addr + s) % PAGE;
+        self.laid_out = true;
+    }
+
+    fn canaries_intact(&self) -> bool {
+        let o = self.out_start() + self.canary_at;
+        self.block[o..o + CANARY].iter().all(|&b| b == CANARY_BYTE)
+    }
+
+    fn measure_heap_and_calibrate(
+        &mut self,
+        p: &'static dyn Provider,
+        info: &'static AlgorithmInfo,
+        params: &Params,
+    ) -> Res<()> {
+        heap::start();
+        let prepared = if self.spec.operation == "keygen" {
+            op(move |_io: &mut Io| {
+                black_box(p.generate_key(info)?);
+                Ok(0)
+            })
+        } else {
+            p.prepare(info, &self.spec.operation, params)
+        };
+        let prep = heap::stop();
+        self.op = Some(prepared?);
+
+        let t0 = mono_ns();
+        if self.spec.operation == "keygen" {
+            // One key per sample (every key takes a different time); one untimed key first.
+            self.run_ops(1)?;
+            self.iterations = 1;
+        } else {
+            self.iterations = self.calibrate(self.spec.target_sample_ms * 1e6, self.spec.warmup_ms * 1e6)?;
+        }
+        self.calibration_ns = mono_ns() - t0;
+
+        let mut heap_ops = self.spec.heap_iterations;
+        if self.spec.operation == "keygen" && heap_ops > 2 {
+            heap_ops = 2;
+        }
+        heap::start();
+        let r = self.run_ops(heap_ops);
+        let counts = heap::stop();
+        r?;
+        let n = heap_ops as f64;
+        self.heap = json!({
+            "allocs_per_op": counts.allocs as f64 / n,
+            "frees_per_op": counts.frees as f64 / n,
+            "bytes_per_op": counts.bytes as f64 / n,
+            "peak_live_bytes": counts.peak_live,
+            "prepare_allocs": prep.allocs,
+            "prepare_bytes": prep.bytes,
+        });
+        Ok(())
+    }
+
+    /// `count` back-to-back operations on the case's buffers; the first byte of every output is
+    /// folded into `sink` through black_box, so no result is dead.
+    pub fn run_ops(&mut self, count: u64) -> Res<()> {
+        let s = self.start();
+        let (n, cap, dist) = (self.n, self.out_cap, self.layout.distance);
+        let op = self.op.as_mut().ok_or_else(|| failed("the case has no prepared operation"))?;
+        let block = &mut self.block;
+        let mut acc = 0u8;
+        if self.alternate {
+            let tag_len = self.tags[0].len();
+            let whole = self.tag_at + tag_len;
+            for _ in 0..count {
+                block[s + self.tag_at..s + whole].copy_from_slice(&self.tags[self.parity]);
+                self.parity ^= 1;
+                let r = op.run(&mut Io::in_place(&mut block[s..s + cap], whole))?;
+                if r > 0 {
+                    acc ^= block[s];
+                }
+            }
+        } else if self.layout.inplace {
+            for _ in 0..count {
+                let r = op.run(&mut Io::in_place(&mut block[s..s + cap], n))?;
+                if r > 0 {
+                    acc ^= block[s];
+                }
+            }
+        } else {
+            let (a, b) = block.split_at_mut(s + dist);
+            let input = &a[s..s + n];
+            let out = &mut b[..cap];
+            for _ in 0..count {
+                let r = op.run(&mut Io::separate(input, out))?;
+                if r > 0 {
+                    acc ^= out[0];
+                }
+            }
+        }
+        self.sink ^= black_box(acc);
+        Ok(())
+    }
+
+    /// Warm-up for warmup_ns, then the count doubles until a batch lasts a quarter of the target,
+    /// the fastest of three timings of that count is scaled to the target (engine.cpp).
+    fn calibrate(&mut self, target_ns: f64, warmup_ns: f64) -> Res<u64> {
+        let start = mono_ns();
+        loop {
+            self.run_ops(1)?;
+            if (mono_ns() - start) as f64 >= warmup_ns {
+                break;
+            }
+        }
+        const MAX_ITER: u64 = 1 << 40;
+        let timed = |c: &mut Self, n: u64| -> Res<f64> {
+            let t0 = mono_ns();
+            c.run_ops(n)?;
+            Ok((mono_ns() - t0) as f64)
+        };
+        let mut n = 1u64;
+        let mut elapsed = timed(self, n)?;
+        while elapsed < target_ns / 4.0 && n < MAX_ITER {
+            n *= 2;
+            elapsed = timed(self, n)?;
+        }
+        for _ in 0..2 {
+            elapsed = elapsed.min(timed(self, n)?);
+        }
+        if elapsed <= 0.0 {
+            return Ok(n);
+        }
+        let scaled = (n as f64 * target_ns / elapsed).round();
+        Ok(scaled.clamp(1.0, MAX_ITER as f64) as u64)
+    }
+
+    pub fn sample(&mut self) -> Res<Sample> {
+        if self.status != STATUS_OK {
+            return Err(failed("sample on a case that is not ok"));
+        }
+        self.rewarm_if_visit_began()?;
+        let mut s = Sample { iterations: self.iterations, ns: 0, ticks: 0 };
+        let t0 = mono_ns();
+        let k0 = ticks();
+        let r = self.run_ops(self.iterations);
+        let k1 = ticks();
+        let t1 = mono_ns();
+        r?;
+        s.ns = t1 - t0;
+        s.ticks = k1.wrapping_sub(k0);
+        self.samples.push(s);
+        self.last_sample_end = t1;
+        if self.samples.len() as u64 >= self.spec.samples {
+            self.check_timed_instance();
+        }
+        Ok(s)
+    }
+
+    /// A sample that begins more than VISIT_GAP_NS after the previous one ended (another case or
+    /// process had the CPU) is preceded by about REWARM_NS of untimed operations; operations
+    /// longer than half a sample warm themselves.
+    fn rewarm_if_visit_began(&mut self) -> Res<()> {
+        if mono_ns() - self.last_sample_end <= VISIT_GAP_NS || self.iterations < 2 {
+            return Ok(());
+        }
+        let per_op = self.spec.target_sample_ms * 1e6 / self.iterations as f64;
+        self.run_ops((REWARM_NS / per_op).ceil() as u64)?;
+        self.rewarms += 1;
+        Ok(())
+    }
+
+    /// protocol.md, step 6: once the case has its samples, and at the latest at close, the
+    /// canaries are intact, out of place the input is unchanged, and one more run of the timed
+    /// operation in the timed buffers gives the output a fresh instance gave after the gate.
+    pub fn check_timed_instance(&mut self) {
+        if self.checked || self.status != STATUS_OK {
+            return;
+        }
+        self.checked = true;
+        let s = self.start();
+        let mut why = String::new();
+        if !self.canaries_intact() {
+            why = format!("the timed operation wrote past its {}-byte output", self.ref_len);
+        } else if !self.layout.inplace && self.block[s..s + self.n] != self.input[..] {
+            why = "the timed operation changed its input buffer".into();
+        } else if self.keygen {
+            // Key generation writes nothing to the buffers: the canaries are its whole check.
+        } else {
+            let n = self.n;
+            self.block[s..s + n].copy_from_slice(&self.input); // in place, the buffer holds a later text
+            self.parity = 0;
+            let r = if self.alternate {
+                let whole = self.tag_at + self.tags[0].len();
+                let (t, tag) = (self.tag_at, self.tags[0].clone());
+                self.block[s + t..s + whole].copy_from_slice(&tag);
+                self.parity = 1;
+                let cap = self.out_cap;
+                let op = self.op.as_mut().unwrap();
+                op.run(&mut Io::in_place(&mut self.block[s..s + cap], whole))
+            } else {
+                let (cap, dist) = (self.out_cap, self.layout.distance);
+                let op = self.op.as_mut().unwrap();
+                if self.layout.inplace {
+                    op.run(&mut Io::in_place(&mut self.block[s..s + cap], n))
+                } else {
+                    let (a, b) = self.block.split_at_mut(s + dist);
+                    op.run(&mut Io::separate(&a[s..s + n], &mut b[..cap]))
+                }
+            };
+            let o = self.out_start();
+            match r {
+                Err(e) => why = format!("the timed instance failed on the case's input: {e}"),
+                Ok(_) if !self.canaries_intact() => {
+                    why = format!("the timed operation wrote past its {}-byte output", self.ref_len)
+                }
+                Ok(len) if self.deterministic && len != self.expected.len() => {
+                    why = format!("the timed instance returned {len} bytes, the gated one {}", self.expected.len())
+                }
+                Ok(len) if self.deterministic && self.block[o..o + len] != self.expected[..] => {
+                    let got = &self.block[o..o + len];
+                    let at = got.iter().zip(&self.expected).take_while(|(a, b)| a == b).count();
+                    why = format!("the timed instance's output differs from the gated instance's (byte {at})");
+                }
+                Ok(_) => {}
+            }
+        }
+        if !why.is_empty() {
+            self.fail(&format!("check of the timed instance after sampling: {why}"));
+            self.timed_check = "failed".into();
+            return;
+        }
+        self.timed_check = if self.deterministic {
+            "output equals the gated instance's; canaries intact"
+        } else {
+            "canaries intact (randomised output: not compared)"
+        }
+        .into();
+        if !self.keygen {
+            // More samples may be asked for (adaptive sampling): the buffer goes back to the state
+            // sampling starts from.
+            let n = self.n;
+            self.block[s..s + n].copy_from_slice(&self.input);
+            self.parity = 0;
+        }
+    }
+
+    pub fn fail(&mut self, reason: &str) {
+        if self.status == STATUS_FAILED && !self.reason.is_empty() {
+            return; // the first reason is the one to report
+        }
+        self.status = STATUS_FAILED.into();
+        self.reason = reason.into();
+        self.samples.clear();
+        self.op = None;
+    }
+}
+
+/// stats.cpp, summarise (linear-interpolation quantiles, MAD around the median).
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    quantile(&s, 0.5)
+}
+
+pub fn summarise(samples: &[Sample], bytes_per_op: u64) -> Value {
+    if samples.is_empty() {
+        return json!({"n": 0});
+    }
+    let mut ns: Vec<f64> = samples.iter().map(|x| x.ns as f64 / x.iterations as f64).collect();
+    let tk: Vec<f64> = samples.iter().map(|x| x.ticks as f64 / x.iterations as f64).collect();
+    ns.sort_by(|a, b| a.total_cmp(b));
+    let med = quantile(&ns, 0.5);
+    let dev: Vec<f64> = ns.iter().map(|v| (v - med).abs()).collect();
+    let (ops, bps) = if med > 0.0 { (1e9 / med, bytes_per_op as f64 * 1e9 / med) } else { (0.0, 0.0) };
+    let mt = median(&tk);
+    json!({
+        "n": samples.len(), "median_ns": med, "q1_ns": quantile(&ns, 0.25), "q3_ns": quantile(&ns, 0.75),
+        "min_ns": ns[0], "max_ns": ns[ns.len() - 1], "mad_ns": median(&dev),
+        "bytes_per_s": bps, "ops_per_s": ops, "median_ticks": mt,
+        "ticks_per_byte": if bytes_per_op > 0 { mt / bytes_per_op as f64 } else { 0.0 },
+    })
+}

@@ -1,0 +1,196 @@
+//! cryptobench-runner-rust: the Rust runner (providers `ring`, `aws-lc-rs` and `rustcrypto`). It
+//! speaks the runner protocol of docs/protocol.md like cryptobench-native; docs/runners.md
+//! describes its measurement.
+
+mod agreement;
+#[cfg(feature = "bench")]
+mod bench;
+mod engine;
+mod gate;
+mod gate_pk;
+mod heap;
+mod machine;
+mod protocol;
+mod providers;
+mod types;
+mod variants;
+mod vectors;
+
+#[cfg(test)]
+mod tests;
+
+use protocol::*;
+use providers::{provider_by_name, providers};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// Whether AWS-LC's allocations go through the counting allocator (recorded in its code_path).
+pub static AWS_LC_COUNTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[global_allocator]
+static ALLOCATOR: heap::Counting = heap::Counting;
+
+const USAGE: &str = "usage: cryptobench-runner-rust list  [--variant P=V]...
+       cryptobench-runner-rust serve [--variant P=V]... [--cpu N|--no-pin] [--vectors DIR]
+       cryptobench-runner-rust check [--provider P]... [--variant P=V]... [--vectors DIR]
+       cryptobench-runner-rust bench [--no-pin]   (fidelity against criterion)
+Protocol and message formats: docs/protocol.md
+";
+
+#[derive(Default)]
+struct Options {
+    command: String,
+    providers: Vec<String>,
+    cpu: Option<usize>,
+    no_pin: bool,
+    variants: BTreeMap<String, String>,
+}
+
+fn parse_args(args: &[String]) -> Result<Options, String> {
+    let mut o = Options::default();
+    let Some(cmd) = args.first() else { return Err("missing command (list, serve, check, bench)".into()) };
+    o.command = cmd.clone();
+    match cmd.as_str() {
+        "-h" | "--help" => return Ok(o),
+        "list" | "serve" | "check" | "bench" => {}
+        _ => return Err(format!("unknown command '{cmd}' (list, serve, check, bench)")),
+    }
+    let mut i = 1;
+    while i < args.len() {
+        let a = args[i].as_str();
+        let mut value = || -> Result<String, String> {
+            i += 1;
+            args.get(i).cloned().ok_or_else(|| format!("{a} needs a value"))
+        };
+        match a {
+            "--variant" => {
+                let v = value()?;
+                let Some((p, variant)) = v.split_once('=').filter(|(p, v)| !p.is_empty() && !v.is_empty()) else {
+                    return Err(format!("--variant takes PROVIDER=VARIANT, got '{v}'"));
+                };
+                if provider_by_name(p).is_none() {
+                    return Err(format!("--variant: unknown provider '{p}'"));
+                }
+                if variants::find_variant(p, variant).is_none() {
+                    return Err(format!("--variant: {p} has no variant '{variant}' ({})", variants::variant_names(p)));
+                }
+                if let Some(old) = o.variants.get(p).filter(|old| *old != variant) {
+                    return Err(format!(
+                        "--variant: {p} given twice ({old} and {variant}); one process runs one variant of a provider"
+                    ));
+                }
+                o.variants.insert(p.to_string(), variant.to_string());
+            }
+            "--provider" if o.command == "check" => {
+                let v = value()?;
+                if provider_by_name(&v).is_none() {
+                    return Err(format!("--provider: unknown provider '{v}'"));
+                }
+                o.providers.push(v);
+            }
+            "--cpu" => {
+                let v = value()?;
+                match v.parse::<usize>() {
+                    Ok(n) if n < 1024 => o.cpu = Some(n),
+                    _ => return Err(format!("--cpu takes a CPU number, got '{v}'")),
+                }
+            }
+            "--no-pin" => o.no_pin = true,
+            "--vectors" => vectors::set_vectors_dir(&value()?),
+            "-h" | "--help" => o.command = "--help".into(),
+            _ => return Err(format!("unknown option '{a}' for {}", o.command)),
+        }
+        i += 1;
+    }
+    Ok(o)
+}
+
+/// Pins the process (one thread) to one CPU: by default the last one allowed (CPU 0 takes more
+/// interrupts). Returns the CPU, or None with --no-pin or when affinity cannot be read.
+fn pin(o: &Options) -> Result<Option<usize>, String> {
+    if o.no_pin {
+        return Ok(None);
+    }
+    unsafe {
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) != 0 {
+            return Ok(None);
+        }
+        let cpu = match o.cpu {
+            Some(c) if !libc::CPU_ISSET(c, &allowed) => {
+                return Err(format!("--cpu {c}: not available to this process"));
+            }
+            Some(c) => c,
+            None => match (0..1024).rev().find(|&c| libc::CPU_ISSET(c, &allowed)) {
+                Some(c) => c,
+                None => return Ok(None),
+            },
+        };
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut one);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) != 0 {
+            return Ok(None);
+        }
+        Ok(Some(cpu))
+    }
+}
+
+fn capabilities() -> Value {
+    let mut machine = machine::machine_record();
+    let mut offered = std::collections::HashSet::new();
+    let mut provs = Vec::new();
+    let mut libs = serde_json::Map::new();
+    for p in providers() {
+        let algs: Vec<Value> = p
+            .algorithms()
+            .iter()
+            .map(|a| {
+                offered.insert(*a);
+                json!({"name": a, "operations": types::find_algorithm(a).unwrap().operations})
+            })
+            .collect();
+        provs.push(json!({"name": p.name(), "version": p.version(), "variant": variants::current_variant(p.name()),
+            "variants": variants::variants_json(p.name()), "algorithms": algs, "code_path": p.code_path()}));
+        libs.insert(p.name().into(), json!(p.version()));
+    }
+    machine.insert("libraries".into(), Value::Object(libs));
+    let algs: Vec<Value> =
+        types::catalogue().iter().filter(|a| offered.contains(a.name.as_str())).map(|a| a.json.clone()).collect();
+    json!({"type": "capabilities", "schema": SCHEMA, "runner": RUNNER_NAME, "runner_version": RUNNER_VERSION,
+           "machine": machine, "algorithms": algs, "providers": provs})
+}
+
+fn main() {
+    #[cfg(feature = "c-providers")]
+    AWS_LC_COUNTED.store(heap::c_hooks::install(), std::sync::atomic::Ordering::Relaxed);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = parse_args(&args).and_then(|o| -> Result<(), String> {
+        if o.command == "--help" {
+            print!("{USAGE}");
+            std::process::exit(0);
+        }
+        variants::select_variants(&o.variants)?;
+        let mut out = std::io::stdout().lock();
+        match o.command.as_str() {
+            "list" => {
+                emit(&mut out, &capabilities());
+                std::process::exit(0);
+            }
+            "check" => std::process::exit(command_check(&o.providers, &mut out)),
+            _ => {}
+        }
+        let cpu = pin(&o)?;
+        if o.command == "bench" {
+            #[cfg(feature = "bench")]
+            std::process::exit(bench::command_bench(&mut out));
+            #[cfg(not(feature = "bench"))]
+            return Err("this build of the runner has no bench (criterion is in the main build)".into());
+        }
+        std::process::exit(command_serve(std::io::stdin().lock(), &mut out, cpu));
+    });
+    if let Err(e) = result {
+        eprintln!("{RUNNER_NAME}: {e}");
+        eprint!("{USAGE}");
+        std::process::exit(2);
+    }
+}

@@ -1,0 +1,211 @@
+//! Unit tests of the Rust runner (the protocol tests are python/tests/test_runner_rust.py).
+
+use crate::engine::*;
+use crate::gate::run_gate;
+use crate::gate_pk::run_pk_gate;
+use crate::protocol::{command_check, command_serve};
+use crate::providers::{EXTRA, providers, rustcrypto::RustCrypto};
+use crate::types::*;
+use crate::vectors::*;
+use serde_json::{Map, Value};
+
+fn use_checkout_vectors() {
+    set_vectors_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors"));
+}
+
+/// The splitmix64 reference: seed 0 gives 0xe220a8397b1dcdaf first (Vigna's splitmix64.c), so the
+/// cases' keys and inputs are the native runner's bytes.
+#[test]
+fn byte_stream_is_splitmix64() {
+    assert_eq!(ByteStream::new(0).bytes(8), 0xe220a8397b1dcdafu64.to_le_bytes());
+}
+
+#[test]
+fn every_offered_algorithm_passes_the_gate() {
+    use_checkout_vectors();
+    let mut out = Vec::new();
+    let rc = command_check(&[], &mut out);
+    let text = String::from_utf8(out).unwrap();
+    let failed: Vec<&str> = text.lines().filter(|l| l.contains(r#""status":"failed""#)).collect();
+    assert!(rc == 0 && failed.is_empty(), "{}", failed.join("\n"));
+    // Every offered algorithm × operation is checked: none is merely unsupported.
+    let unsupported: Vec<&str> = text.lines().filter(|l| l.contains(r#""status":"unsupported""#)).collect();
+    assert!(unsupported.is_empty(), "{}", unsupported.join("\n"));
+}
+
+/// Wraps a real provider; `mode` decides how it misbehaves after `after` runs of one prepared
+/// operation: flip a bit of its output, or write one byte past it.
+struct Wrapper {
+    inner: &'static dyn Provider,
+    name: &'static str,
+    after: usize,
+    overrun: bool,
+}
+
+impl Provider for Wrapper {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn version(&self) -> String {
+        "test".into()
+    }
+    fn algorithms(&self) -> Vec<&'static str> {
+        self.inner.algorithms()
+    }
+    fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
+        let mut inner = self.inner.prepare(info, op, p)?;
+        let (after, overrun) = (self.after, self.overrun);
+        let mut runs = 0;
+        Ok(Box::new(move |io: &mut Io| {
+            let n = inner.run(io)?;
+            runs += 1;
+            if runs > after {
+                if overrun {
+                    io.out[n] ^= 0xff;
+                } else if n > 0 {
+                    io.out[n / 2] ^= 1;
+                }
+            }
+            Ok(n)
+        }))
+    }
+    fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts> {
+        self.inner.generate_key(info)
+    }
+    fn code_path(&self) -> Map<String, Value> {
+        Map::new()
+    }
+    fn variants(&self) -> &'static [Variant] {
+        self.inner.variants()
+    }
+}
+
+fn wrapper(inner: &'static dyn Provider, name: &'static str, after: usize, overrun: bool) -> &'static Wrapper {
+    let w: &'static Wrapper = Box::leak(Box::new(Wrapper { inner, name, after, overrun }));
+    EXTRA.with(|e| e.borrow_mut().push(w));
+    w
+}
+
+#[test]
+fn the_gate_refuses_wrong_output() {
+    use_checkout_vectors();
+    for inner in providers() {
+        let bad = wrapper(*inner, "flipping", 0, false);
+        for (alg, op) in
+            [("aes-256-gcm", "encrypt"), ("sha256", "hash"), ("hmac-sha256", "mac"), ("chacha20-poly1305", "decrypt")]
+        {
+            let info = find_algorithm(alg).unwrap();
+            let params = Params { key: vec![0; info.key_bytes], iv: vec![0; info.iv_bytes], ..Default::default() };
+            let g = run_gate(bad, info, op, &[0u8; 64], &params).unwrap();
+            assert!(!g.ok && g.reason.contains("known-answer test"), "{} {alg} {op}: {g:?}", inner.name());
+        }
+        let info = find_algorithm("ed25519").unwrap();
+        let params = Params { keypair: test_key("ed25519").unwrap(), ..Default::default() };
+        let g = run_pk_gate(bad, info, "sign", b"m", &params).unwrap();
+        assert!(!g.ok, "{}: gate passed wrong Ed25519 signatures", inner.name());
+    }
+}
+
+#[test]
+fn malformed_requests_get_errors_and_the_runner_carries_on() {
+    let input = "junk\n{\"cmd\":\"open\",\"case\":{\"id\":\"x\"}}\n{\"cmd\":\"nope\"}\n";
+    let mut out = Vec::new();
+    assert_eq!(command_serve(input.as_bytes(), &mut out, None), 0);
+    let types: Vec<String> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(types.join(" "), "hello error error error done");
+}
+
+fn open_with(p: &'static dyn Provider, mut spec: CaseSpec) -> OpenCase {
+    use_checkout_vectors();
+    spec.id = "t".into();
+    spec.provider = p.name().into();
+    spec.input = "random".into();
+    spec.seed = 1;
+    spec.samples = 3;
+    spec.batch = 1;
+    spec.target_sample_ms = 0.2;
+    spec.warmup_ms = 1.0;
+    spec.heap_iterations = 2;
+    let mut c = open_case(spec);
+    while c.status == STATUS_OK && (c.samples.len() as u64) < c.spec.samples {
+        c.sample().unwrap();
+    }
+    c
+}
+
+fn case(op: &str, alg: &str, size: u64, inplace: bool) -> CaseSpec {
+    CaseSpec { operation: op.into(), algorithm: alg.into(), size, inplace, ..Default::default() }
+}
+
+#[test]
+fn the_timed_instance_is_checked_after_sampling() {
+    // The gate's runs use their own instances: a prepared operation that goes wrong only after
+    // thousands of runs passes the gate and must fail the check of the timed instance.
+    let rc: &'static dyn Provider = &RustCrypto;
+    for (w, spec, want) in [
+        (
+            wrapper(rc, "drift-gcm", 2000, false),
+            case("encrypt", "aes-256-gcm", 64, true),
+            "output differs from the gated instance's",
+        ),
+        (
+            wrapper(rc, "drift-sha", 2000, false),
+            case("hash", "sha256", 64, false),
+            "output differs from the gated instance's",
+        ),
+        (wrapper(rc, "overrun", 2000, true), case("hash", "sha256", 64, false), "wrote past its 32-byte output"),
+    ] {
+        let c = open_with(w, spec);
+        assert!(
+            c.status == STATUS_FAILED
+                && c.reason.contains("check of the timed instance after sampling: ")
+                && c.reason.contains(want)
+                && c.timed_check == "failed"
+                && c.samples.is_empty(),
+            "{}: {} {:?} {}",
+            w.name,
+            c.status,
+            c.reason,
+            c.timed_check
+        );
+    }
+}
+
+#[test]
+fn in_place_decryption_alternates_tags_and_passes_the_check() {
+    for inner in providers() {
+        for alg in ["aes-128-gcm", "chacha20-poly1305"] {
+            let honest = wrapper(*inner, "honest", usize::MAX, false);
+            let c = open_with(honest, case("decrypt", alg, 1024, true));
+            assert!(
+                c.status == STATUS_OK
+                    && c.layout.inplace
+                    && c.layout.distance == 0
+                    && c.timed_check == "output equals the gated instance's; canaries intact",
+                "{} {alg}: {} {:?} {:?} {}",
+                inner.name(),
+                c.status,
+                c.reason,
+                c.layout,
+                c.timed_check
+            );
+        }
+    }
+    let mut spec = case("decrypt", "aes-128-gcm", 1024, false);
+    spec.align_offset = 7;
+    let c = open_with(wrapper(&RustCrypto, "honest-oop", usize::MAX, false), spec);
+    assert!(c.status == STATUS_OK && !c.layout.inplace && c.layout.distance >= 1024 && c.layout.in_page_offset == 7);
+}
+
+#[test]
+fn the_heap_counter_counts_allocations() {
+    crate::heap::start();
+    let v: Vec<u8> = std::hint::black_box(vec![1u8; 1000]);
+    drop(v);
+    let counts = crate::heap::stop();
+    assert!(counts.allocs >= 1 && counts.frees >= 1 && counts.bytes >= 1000 && counts.peak_live >= 1000, "{counts:?}");
+}

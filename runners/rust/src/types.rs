@@ -1,0 +1,236 @@
+//! Shared types of the Rust runner: the catalogue, operations and the provider trait, shaped like
+//! native/include/cryptobench/{algorithms,provider}.hpp and runners/go/types.go.
+
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// One catalogue entry, exactly the fields `cryptobench-native list` prints.
+#[derive(Clone, Debug)]
+pub struct AlgorithmInfo {
+    pub name: String,
+    pub kind: String,
+    pub operations: Vec<String>,
+    pub key_bytes: usize,
+    pub iv_bytes: usize,
+    pub block_bytes: usize,
+    pub min_size: usize,
+    pub tag_bytes: usize,
+    pub output_bytes: usize,
+    pub family: String,
+    pub key_type: String,
+    /// The entry as `cryptobench-native list` prints it (what `list` sends back).
+    pub json: Value,
+}
+
+impl AlgorithmInfo {
+    pub fn has_op(&self, op: &str) -> bool {
+        self.operations.iter().any(|o| o == op)
+    }
+}
+
+/// catalogue.json is a copy of the algorithms `cryptobench-native list` prints (the catalogue's
+/// source is native/src/core/algorithms.cpp); python/tests/test_runner_rust.py checks they are
+/// equal.
+const CATALOGUE_JSON: &str = include_str!("../catalogue.json");
+
+pub fn catalogue() -> &'static [AlgorithmInfo] {
+    static CAT: OnceLock<Vec<AlgorithmInfo>> = OnceLock::new();
+    CAT.get_or_init(|| {
+        let all: Vec<Value> = serde_json::from_str(CATALOGUE_JSON).expect("catalogue.json");
+        all.into_iter()
+            .map(|v| {
+                let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0) as usize;
+                AlgorithmInfo {
+                    name: s("name"),
+                    kind: s("kind"),
+                    operations: v["operations"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(|o| o.as_str().map(String::from)).collect())
+                        .unwrap_or_default(),
+                    key_bytes: n("key_bytes"),
+                    iv_bytes: n("iv_bytes"),
+                    block_bytes: n("block_bytes").max(1),
+                    min_size: n("min_size"),
+                    tag_bytes: n("tag_bytes"),
+                    output_bytes: n("output_bytes"),
+                    family: s("family"),
+                    key_type: s("key_type"),
+                    json: v.clone(),
+                }
+            })
+            .collect()
+    })
+}
+
+pub fn find_algorithm(name: &str) -> Option<&'static AlgorithmInfo> {
+    catalogue().iter().find(|a| a.name == name)
+}
+
+pub fn is_public_key(kind: &str) -> bool {
+    matches!(kind, "keypair" | "signature" | "pk-encryption" | "key-agreement")
+}
+
+/// A key's named big-endian parts (docs/protocol.md, "Keys").
+pub type KeyParts = BTreeMap<String, Vec<u8>>;
+
+pub fn part<'a>(k: &'a KeyParts, name: &str) -> &'a [u8] {
+    k.get(name).map(Vec::as_slice).unwrap_or(&[])
+}
+
+/// Parameters for preparing one operation (provider.hpp, Params).
+#[derive(Clone, Default, Debug)]
+pub struct Params {
+    pub key: Vec<u8>,
+    pub iv: Vec<u8>,
+    pub aad: Vec<u8>,
+    pub keypair: KeyParts,
+    pub peer: KeyParts,
+    pub signature: Vec<u8>,
+    pub salt: Vec<u8>,
+    pub info: Vec<u8>,
+    /// Argon2id's secret K and associated data X.
+    pub secret: Vec<u8>,
+    pub ad: Vec<u8>,
+    pub out_len: usize,
+    pub cost: BTreeMap<String, u64>,
+}
+
+impl Params {
+    pub fn cost(&self, name: &str) -> u64 {
+        self.cost.get(name).copied().unwrap_or(0)
+    }
+}
+
+/// Why an operation did not give an output.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Error {
+    /// The provider does not offer this (a case status, never a failure).
+    Unsupported(String),
+    /// A verifier or an AEAD decryption refused a forgery.
+    Rejected(String),
+    /// The library failed.
+    Failed(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Unsupported(s) | Error::Rejected(s) | Error::Failed(s) => f.write_str(s),
+        }
+    }
+}
+
+pub type Res<T> = Result<T, Error>;
+
+pub fn unsupported(s: impl Into<String>) -> Error {
+    Error::Unsupported(s.into())
+}
+pub fn failed(s: impl fmt::Display) -> Error {
+    Error::Failed(s.to_string())
+}
+pub fn rejected(s: impl Into<String>) -> Error {
+    Error::Rejected(s.into())
+}
+
+/// The buffers of one operation: the input in a buffer of its own (`input` is Some), or in place
+/// (the first `len` bytes of `out` are the input). The output always starts at `out[0]`.
+pub struct Io<'a> {
+    input: Option<&'a [u8]>,
+    pub out: &'a mut [u8],
+    len: usize,
+}
+
+impl<'a> Io<'a> {
+    pub fn separate(input: &'a [u8], out: &'a mut [u8]) -> Self {
+        Io { len: input.len(), input: Some(input), out }
+    }
+    pub fn in_place(buf: &'a mut [u8], len: usize) -> Self {
+        Io { input: None, out: buf, len }
+    }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn input(&self) -> &[u8] {
+        match self.input {
+            Some(i) => i,
+            None => &self.out[..self.len],
+        }
+    }
+    /// For APIs that only work in place: out[..len] holds the input afterwards (copied there when
+    /// the input has a buffer of its own, as a user of such an API must).
+    pub fn in_place_buf(&mut self) -> Res<&mut [u8]> {
+        if self.out.len() < self.len {
+            return Err(failed("output buffer too small"));
+        }
+        if let Some(i) = self.input {
+            self.out[..self.len].copy_from_slice(i);
+        }
+        Ok(&mut *self.out)
+    }
+    /// Input and output as two slices when they are separate; None in place.
+    pub fn split(&mut self) -> Option<(&[u8], &mut [u8])> {
+        self.input.map(|i| (i, &mut *self.out))
+    }
+    /// The input and the first `n` bytes of the output, for operations that always run out of
+    /// place (public-key and KDF cases).
+    pub fn parts(&mut self, n: usize) -> Res<(&[u8], &mut [u8])> {
+        let (input, out) = self.split().ok_or_else(|| failed("this operation runs out of place"))?;
+        if out.len() < n {
+            return Err(failed("output buffer too small"));
+        }
+        Ok((input, &mut out[..n]))
+    }
+    /// Writes a computed output (a digest, a signature) at the start of the output buffer.
+    pub fn write(&mut self, data: &[u8]) -> Res<usize> {
+        if self.out.len() < data.len() {
+            return Err(failed("output buffer too small"));
+        }
+        self.out[..data.len()].copy_from_slice(data);
+        Ok(data.len())
+    }
+}
+
+/// One prepared operation: `run` does one operation and returns the output's length (the output
+/// is `io.out[..n]`). It must restart every time (the gate runs it twice).
+pub trait Op {
+    fn run(&mut self, io: &mut Io) -> Res<usize>;
+}
+
+impl<F: FnMut(&mut Io) -> Res<usize>> Op for F {
+    fn run(&mut self, io: &mut Io) -> Res<usize> {
+        self(io)
+    }
+}
+
+pub type BoxOp = Box<dyn Op>;
+
+pub fn op<F: FnMut(&mut Io) -> Res<usize> + 'static>(f: F) -> Res<BoxOp> {
+    Ok(Box::new(f))
+}
+
+/// A variant of a provider: a switch of its code path (docs/protocol.md).
+pub struct Variant {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Environment variables this variant sets (None: the variable is removed).
+    pub env: &'static [(&'static str, Option<&'static str>)],
+    /// Runs in the soft build (RustCrypto's portable backends, chosen at compile time).
+    pub soft_build: bool,
+}
+
+/// One library binding (provider.hpp, Provider).
+pub trait Provider: Sync {
+    fn name(&self) -> &'static str;
+    fn version(&self) -> String;
+    fn algorithms(&self) -> Vec<&'static str>;
+    fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp>;
+    fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts>;
+    fn code_path(&self) -> Map<String, Value>;
+    fn variants(&self) -> &'static [Variant];
+    fn offers(&self, alg: &str) -> bool {
+        self.algorithms().contains(&alg)
+    }
+}
