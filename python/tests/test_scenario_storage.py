@@ -211,3 +211,20 @@ def test_bonnie_runs_in_a_page_cache_limit_except_where_the_data_is_memory(tmp_p
     expected = 128 << 20 if own_memory_group()[0] is not None else None
     assert bonnie["gocryptfs"].extra["page_cache_limit"] == expected
     assert _leftovers(str(workdir)) == []
+
+
+def test_the_default_measures_three_passes_on_ext4_and_one_on_tmpfs_unless_told():
+    import argparse
+
+    from cryptobench.scenarios.storage.command import add_arguments, runs_on, settings
+    from cryptobench.scenarios.storage.figures import _runs_text
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    default = settings(parser.parse_args([]))
+    assert (runs_on(default, "ext4"), runs_on(default, "tmpfs")) == (3, 1)
+    assert _runs_text(default) == "3 runs on ext4, 1 run on tmpfs"
+    told = settings(parser.parse_args(["--runs", "2"]))
+    assert (runs_on(told, "ext4"), runs_on(told, "tmpfs")) == (2, 2)
+    assert _runs_text(told) == "2 runs"
+    assert runs_on({"runs": 4}, "tmpfs") == 4  # a run stored before the split

@@ -78,12 +78,20 @@ def problems(figures: list[Figure]) -> list[str]:
     return [f"{f.label}: {f.status} {f.metric}: {f.reason}" for f in figures if f.status != "ok"]
 
 
+def _runs_text(spec: dict) -> str:
+    by_backing = {b: n for b, n in spec.get("runs_by_backing", {}).items() if b in spec.get(
+        "backings", [])}  # fmt: skip
+    if len(set(by_backing.values())) > 1:
+        return ", ".join(f"{n} run{'s' if n > 1 else ''} on {b}" for b, n in by_backing.items())
+    return f"{spec.get('runs', '?')} runs"
+
+
 def summary(figures: list[Figure], spec: dict) -> str:
     lines = []
     rows = throughput_rows(figures)
     if rows:
         lines += [
-            f"Medians of {spec.get('runs', '?')} runs, {spec.get('size', 0) >> 20} MiB files; "
+            f"Medians of {_runs_text(spec)}, {spec.get('size', 0) >> 20} MiB files; "
             "× clean speed = the system's speed ÷ the clean file system's on the same "
             "backing:",
             text_table(THROUGHPUT_HEADERS, rows),
