@@ -108,6 +108,31 @@ def lazy(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
+def settings_of(run: StoredRun) -> dict:
+    """The scenario's own settings as its command stored them."""
+    return run.settings.get("scenario", {}) if isinstance(run.settings, dict) else {}
+
+
+def figure_scenario(name: str, help: str, paper: str | None = None) -> Scenario:
+    """A scenario whose measurements are `Figure`s, in the standard rooms of its package
+    `cryptobench.scenarios.NAME`: `command.py` (`add_arguments`, `command`), `figures.py`
+    (`summary(figures, settings)`), `report.py` (`sections(figures, settings)`) and, when it
+    repeats a paper, `reproduce.py` (`reproduce`)."""
+    package = f"cryptobench.scenarios.{name}"
+    summary, sections = lazy(f"{package}.figures", "summary"), lazy(f"{package}.report", "sections")
+    return Scenario(
+        name=name,
+        help=help,
+        add_arguments=lazy(f"{package}.command", "add_arguments"),
+        command=lazy(f"{package}.command", "command"),
+        summary=lambda run: summary(run.figures, settings_of(run)),
+        report_sections=lambda run: sections(run.figures, settings_of(run)),
+        to_json=lambda run: {"scenario": name, "settings": settings_of(run)},
+        paper=paper,
+        reproduce=lazy(f"{package}.reproduce", "reproduce") if paper else None,
+    )
+
+
 def finish(
     args: argparse.Namespace,
     db: Store,
