@@ -527,11 +527,14 @@ Recipient parse_recipient(const std::string& text) {
     r.n = parse_decimal(f[2], "scrypt N");
     r.r = parse_decimal(f[3], "scrypt r");
     r.p = parse_decimal(f[4], "scrypt p");
-    // Bounded above so that an edited header cannot make the reader allocate gigabytes.
-    bool pow2 = r.n && !(r.n & (r.n - 1));
-    if (!pow2 || r.n < (1u << 15) || r.n > (1u << 22) || r.r < 8 || r.r > 32 || r.p < 1 ||
-        r.p > 16) {
-      throw bad("scrypt parameters out of range (N 2^15..2^22, r 8..32, p 1..16)");
+    // Bounded (crypto.hpp) so that an edited header cannot make the reader allocate gigabytes:
+    // scrypt runs before the MAC can say the header was changed.
+    const bool pow2 = r.n && !(r.n & (r.n - 1));
+    if (!pow2 || r.n < kScryptMinN || r.n > kScryptMaxN || r.r < kScryptMinR || r.r > kScryptMaxR ||
+        r.p < kScryptMinP || r.p > kScryptMaxP || 128 * r.n * r.r > kScryptMaxMemory) {
+      throw bad("scrypt parameters N=" + f[2] + " r=" + f[3] + " p=" + f[4] +
+                " out of range (N a power of two 2^15..2^18, r 8..16, p 1..4, 128*N*r at most "
+                "256 MiB)");
     }
     r.salt = b64url_decode(f[5], "a passphrase salt");
     r.nonce = b64url_decode(f[6], "a passphrase nonce");

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "confcrypt/config.hpp"
+#include "confcrypt/recipients.hpp"
 #include "cryptobench/provider.hpp"
 #include "test_env.hpp"
 
@@ -192,6 +193,46 @@ TEST(Header, RoundTripsAndOnlyTheCanonicalTextIsAccepted) {
   EXPECT_EQ(Header::from_text(v2).to_text(), v2);
   EXPECT_EQ(status_of([&] { Header::from_text(cctest::replace(v2, "protected=", "protect=")); }),
             Status::kMalformed);
+}
+
+// scrypt runs before the MAC can be checked: the header's costs are bounded when it is parsed, so
+// an edited one (N = 2^22, r = 32: 16 GiB per guess) is a malformed header, not an allocation.
+TEST(Header, ScryptCostsAreBoundedWhenParsed) {
+  auto text = [](uint64_t n, uint64_t r, uint64_t p) {
+    Header h;
+    h.file_id = random_bytes(kFileIdLen);
+    h.key_count = 1;
+    Recipient rec;
+    rec.kind = Recipient::Kind::kPassphrase;
+    rec.n = n, rec.r = r, rec.p = p;
+    rec.salt = random_bytes(16);
+    rec.nonce = random_bytes(kNonceLen);
+    rec.wrapped = random_bytes(48);
+    h.recipients = {rec};
+    h.mac = random_bytes(32);
+    return h.to_text();
+  };
+  // What init writes, and the largest costs accepted.
+  using Costs = std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>;
+  for (auto [n, r, p] :
+       Costs{{kScryptN, kScryptR, kScryptP}, {1u << 18, 8, 4}, {1u << 17, 16, 4}}) {
+    SCOPED_TRACE(std::to_string(n) + ":" + std::to_string(r) + ":" + std::to_string(p));
+    const std::string t = text(n, r, p);
+    EXPECT_EQ(Header::from_text(t).to_text(), t);
+  }
+  for (auto [n, r, p] : Costs{{1u << 22, 32, 1},
+                              {1u << 19, 8, 1},
+                              {1u << 18, 16, 1},
+                              {1u << 15, 17, 1},
+                              {1u << 15, 8, 5},
+                              {1u << 14, 8, 1},
+                              {3u << 15, 8, 1}}) {
+    SCOPED_TRACE(std::to_string(n) + ":" + std::to_string(r) + ":" + std::to_string(p));
+    const std::string t = text(n, r, p);
+    EXPECT_EQ(status_of([&] { Header::from_text(t); }), Status::kMalformed);
+    EXPECT_NE(message_of([&] { Header::from_text(t); }).find("scrypt parameters"),
+              std::string::npos);
+  }
 }
 
 // A damaged header's message names what is wrong with it (an unknown field said "missing mac=",

@@ -141,6 +141,15 @@ struct Recipient {
   std::string nonce;    // passphrase, key file: the nonce of the AEAD wrap
   std::string wrapped;  // gpg: an OpenPGP message; passphrase, key file: ciphertext || tag
 };
+// The scrypt costs a reader accepts from a header (scrypt runs before the MAC can be checked, so
+// an edited header must not be able to make a read allocate gigabytes or run for minutes): N a
+// power of two from 2^15 to 2^18, r 8 to 16, p 1 to 4, and memory 128 * N * r at most 256 MiB.
+// What `init` writes (recipients.hpp: N = 2^15, r = 8, p = 1, 32 MiB) is well inside; the worst
+// accepted file costs 8 times its memory and 32 times its time.
+inline constexpr uint64_t kScryptMinN = uint64_t(1) << 15, kScryptMaxN = uint64_t(1) << 18;
+inline constexpr uint64_t kScryptMinR = 8, kScryptMaxR = 16;
+inline constexpr uint64_t kScryptMinP = 1, kScryptMaxP = 4;
+inline constexpr uint64_t kScryptMaxMemory = uint64_t(256) << 20;
 const char* kind_name(Recipient::Kind kind);  // "gpg", "passphrase", "keyfile"
 // "gpg:FPR", "passphrase", "keyfile:KID": how lists and messages name a recipient.
 std::string describe(const Recipient& recipient);
