@@ -207,6 +207,38 @@ Crypto::Crypto(const std::string& provider) : provider_name_(provider) {
   }
 }
 
+namespace {
+void wipe(std::string& s) {
+  if (!s.empty()) explicit_bzero(s.data(), s.size());
+  s.clear();
+}
+}  // namespace
+
+Crypto::~Crypto() {
+  wipe(kept_seal_.key);
+  wipe(kept_open_.key);
+}
+
+cb::Operation& Crypto::aead_op(KeptAead& kept, const std::string& aead, bool seal,
+                               const std::string& key, const std::string& nonce,
+                               const std::string& ad) {
+  if (kept.op && kept.aead == aead && kept.key == key &&
+      kept.op->rebind(to_bytes(nonce), to_bytes(ad)))
+    return *kept.op;
+  cb::Params params;
+  params.key = to_bytes(key);
+  params.iv = to_bytes(nonce);
+  params.aad = to_bytes(ad);
+  kept.op.reset();
+  wipe(kept.key);
+  kept.op =
+      provider_for(aead).prepare(aead, seal ? cb::OpKind::Encrypt : cb::OpKind::Decrypt, params);
+  std::fill(params.key.begin(), params.key.end(), uint8_t(0));
+  kept.aead = aead;
+  kept.key = key;
+  return *kept.op;
+}
+
 cb::Provider& Crypto::provider_for(const std::string& algorithm) {
   auto it = chosen_.find(algorithm);
   if (it != chosen_.end()) return *it->second;
@@ -246,13 +278,8 @@ bool is_supported_aead(const std::string& name) {
 std::string Crypto::seal(const std::string& aead, const std::string& key, const std::string& nonce,
                          const std::string& ad, const std::string& plaintext) {
   ++runs_[aead + " seal"];
-  cb::Params params;
-  params.key = to_bytes(key);
-  params.iv = to_bytes(nonce);
-  params.aad = to_bytes(ad);
   try {
-    auto op = provider_for(aead).prepare(aead, cb::OpKind::Encrypt, params);
-    return run_op(*op, plaintext, kTagLen);
+    return run_op(aead_op(kept_seal_, aead, true, key, nonce, ad), plaintext, kTagLen);
   } catch (const cb::Unsupported& e) {
     throw Failure(Status::kUnsupported, aead + ": " + e.what());
   } catch (const cb::Error& e) {
@@ -265,13 +292,9 @@ std::optional<std::string> Crypto::open(const std::string& aead, const std::stri
                                         const std::string& sealed) {
   if (sealed.size() < kTagLen || nonce.size() != kNonceLen) return std::nullopt;
   ++runs_[aead + " open"];
-  cb::Params params;
-  params.key = to_bytes(key);
-  params.iv = to_bytes(nonce);
-  params.aad = to_bytes(ad);
-  std::unique_ptr<cb::Operation> op;
+  cb::Operation* op = nullptr;
   try {
-    op = provider_for(aead).prepare(aead, cb::OpKind::Decrypt, params);
+    op = &aead_op(kept_open_, aead, false, key, nonce, ad);
   } catch (const cb::Unsupported& e) {
     throw Failure(Status::kUnsupported, aead + ": " + e.what());
   } catch (const cb::Error& e) {

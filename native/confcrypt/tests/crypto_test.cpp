@@ -293,6 +293,43 @@ TEST(Providers, AgreeOnAeadHmacAndKdfOutput) {
   }
 }
 
+// Crypto keeps the AEAD operation of the last key and only rebinds nonce and AD for the next value
+// (cb::Operation::rebind, where the adapter offers it): many values, a bad one among them, a key
+// and an algorithm changing in between, give what a fresh Crypto per value gives.
+TEST(Providers, ValuesOpenedInARowAreEachOpenedOnTheirOwn) {
+  const std::string k1 = random_bytes(32), k2 = random_bytes(32);
+  struct Value {
+    std::string aead, key, nonce, ad, pt, sealed;
+    bool tampered;
+  };
+  std::vector<Value> values;
+  for (int i = 0; i < 12; ++i) {
+    Value v{i % 5 == 4 ? "chacha20-poly1305" : "aes-256-gcm",
+            i % 4 == 3 ? k2 : k1,
+            random_bytes(12),
+            "ad" + std::to_string(i),
+            "value " + std::to_string(i),
+            "",
+            i % 3 == 1};
+    v.sealed = Crypto("openssl").seal(v.aead, v.key, v.nonce, v.ad, v.pt);
+    if (v.tampered) v.sealed[0] ^= 1;
+    values.push_back(v);
+  }
+  for (const auto& name : cb::provider_names()) {
+    SCOPED_TRACE(name);
+    Crypto c(name);
+    for (const Value& v : values) {
+      EXPECT_EQ(c.seal(v.aead, v.key, v.nonce, v.ad, v.pt).substr(1), v.sealed.substr(1)) << v.ad;
+      const auto opened = c.open(v.aead, v.key, v.nonce, v.ad, v.sealed);
+      if (v.tampered) {
+        EXPECT_FALSE(opened) << v.ad;
+      } else {
+        EXPECT_EQ(opened, std::optional<std::string>(v.pt)) << v.ad;
+      }
+    }
+  }
+}
+
 // A provider without a KDF borrows it from another compiled-in provider and says so (shown by
 // `show --verbose`); the bytes are the same either way.
 TEST(Providers, AMissingAlgorithmComesFromAnotherProviderAndIsNamed) {

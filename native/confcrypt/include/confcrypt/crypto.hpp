@@ -23,6 +23,7 @@
 
 namespace cb {
 class Provider;
+class Operation;
 }
 
 namespace confcrypt {
@@ -49,6 +50,9 @@ class Crypto {
  public:
   // Throws Failure(kUnknownProvider) when no such provider is compiled in.
   explicit Crypto(const std::string& provider = kDefaultProvider);
+  ~Crypto();
+  Crypto(const Crypto&) = delete;
+  Crypto& operator=(const Crypto&) = delete;
   const std::string& provider_name() const { return provider_name_; }
 
   // The provider doing `algorithm`; throws Failure(kUnsupported) when none offers it.
@@ -84,6 +88,16 @@ class Crypto {
   std::vector<std::string> notes_;
   bool hkdf_from_hmac_ = false;
   std::map<std::string, uint64_t> runs_;
+  // The AEAD operation last prepared for seal and for open, with its key: the next value under
+  // the same key rebinds nonce and AD (cb::Operation::rebind) instead of a new key schedule and
+  // context per value. The kept keys are wiped when they change and in the destructor.
+  struct KeptAead {
+    std::string aead, key;
+    std::unique_ptr<cb::Operation> op;
+  };
+  KeptAead kept_seal_, kept_open_;
+  cb::Operation& aead_op(KeptAead& kept, const std::string& aead, bool seal, const std::string& key,
+                         const std::string& nonce, const std::string& ad);
 };
 
 // True for the AEAD names a token may carry.
