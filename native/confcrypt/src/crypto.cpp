@@ -114,14 +114,19 @@ uint64_t parse_decimal(const std::string& s, const char* what) {
 
 namespace {
 const char kUrlAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-int url_sextet(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return -1;
-}
+// The sextet of each base64url character, -1 for any other byte.
+struct SextetTable {
+  int8_t v[256];
+  constexpr SextetTable() : v() {
+    for (int i = 0; i < 256; ++i) v[i] = -1;
+    for (int i = 0; i < 26; ++i) v['A' + i] = int8_t(i), v['a' + i] = int8_t(26 + i);
+    for (int i = 0; i < 10; ++i) v['0' + i] = int8_t(52 + i);
+    v[int('-')] = 62;
+    v[int('_')] = 63;
+  }
+};
+constexpr SextetTable kSextets;
+int url_sextet(char c) { return kSextets.v[static_cast<uint8_t>(c)]; }
 }  // namespace
 
 std::string b64url_encode(const std::string& bytes) {
@@ -147,8 +152,8 @@ std::string b64url_decode(const std::string& text, const char* what) {
   if (text.size() % 4 == 1) {
     throw Failure(Status::kMalformed, std::string("bad base64url length in ") + what);
   }
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
+  std::string out(text.size() * 3 / 4, '\0');
+  size_t n = 0;
   uint32_t acc = 0;
   int bits = 0;
   for (char c : text) {
@@ -158,7 +163,7 @@ std::string b64url_decode(const std::string& text, const char* what) {
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      out += char((acc >> bits) & 0xff);
+      out[n++] = char((acc >> bits) & 0xff);
     }
   }
   if (bits && (acc & ((1u << bits) - 1))) {
@@ -429,17 +434,22 @@ Token parse_token(const std::string& stored, const std::string& path) {
     return Failure(Status::kMalformed, "encrypted value of '" + path + "' is malformed: " + why);
   };
   if (!looks_like_token(stored)) throw bad("not an ENC:cc1: token");
-  auto parts = split(stored.substr(sizeof(kTokenPrefix) - 1), ':');
-  if (parts.size() != 4) throw bad("expected ENC:cc1:<aead>:<type>:<nonce>:<ciphertext>");
+  // Four fields after the prefix, split in place (one token per value: no copies but the fields).
+  const size_t npos = std::string::npos, f0 = sizeof(kTokenPrefix) - 1;
+  const size_t c1 = stored.find(':', f0);
+  const size_t c2 = c1 == npos ? npos : stored.find(':', c1 + 1);
+  const size_t c3 = c2 == npos ? npos : stored.find(':', c2 + 1);
+  if (c3 == npos || stored.find(':', c3 + 1) != npos)
+    throw bad("expected ENC:cc1:<aead>:<type>:<nonce>:<ciphertext>");
   Token t;
-  t.aead = parts[0];
+  t.aead = stored.substr(f0, c1 - f0);
   if (!is_supported_aead(t.aead)) throw bad("unknown AEAD '" + t.aead + "'");
-  if (parts[1].size() != 1 || std::string("bsnl").find(parts[1][0]) == std::string::npos) {
-    throw bad("unknown type '" + parts[1] + "'");
+  if (c2 - c1 != 2 || std::string("bsnl").find(stored[c1 + 1]) == std::string::npos) {
+    throw bad("unknown type '" + stored.substr(c1 + 1, c2 - c1 - 1) + "'");
   }
-  t.type = parts[1][0];
-  t.nonce = b64url_decode(parts[2], "a nonce");
-  t.sealed = b64url_decode(parts[3], "a ciphertext");
+  t.type = stored[c1 + 1];
+  t.nonce = b64url_decode(stored.substr(c2 + 1, c3 - c2 - 1), "a nonce");
+  t.sealed = b64url_decode(stored.substr(c3 + 1), "a ciphertext");
   if (t.nonce.size() != kNonceLen) throw bad("the nonce is not 12 bytes");
   if (t.sealed.size() < kTagLen) throw bad("shorter than a tag");
   return t;

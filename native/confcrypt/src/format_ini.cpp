@@ -110,7 +110,7 @@ void IniDocument::parse(const std::string& input, const std::string& source) {
   std::vector<std::string> sep_order;
   bool in_section = false;
   std::string section;
-  std::map<std::string, size_t> key_line;  // path -> line number, for duplicate messages
+  std::unordered_map<std::string, size_t> key_line;  // path -> line number, for duplicate messages
   detail::MarkerLines markers;
 
   for (const detail::PhysLine& pl : detail::split_lines(bytes)) {
