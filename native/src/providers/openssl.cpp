@@ -886,10 +886,10 @@ class OpensslProvider : public Provider {
     out["ia32cap"] = cap.substr(0, cap.find(' '));  // drop the " env:..." echo
     const char* env = std::getenv("OPENSSL_ia32cap");
     out["ia32cap_env"] = env ? env : "";
+    // The same before and after the first legacy algorithm (runs compare their code paths).
     std::lock_guard<std::mutex> lock(legacy_mutex_);
-    out["legacy_provider"] = legacy_                 ? "loaded"
-                             : !legacy_available_    ? "unavailable"
-                             : legacy_error_.empty() ? "available (loaded on first use)"
+    out["legacy_provider"] = !legacy_available_      ? "unavailable"
+                             : legacy_error_.empty() ? "loaded on first use"
                                                      : legacy_error_;
     return out;
   }

@@ -24,7 +24,7 @@
 namespace cb {
 class Provider;
 class Operation;
-}
+}  // namespace cb
 
 namespace confcrypt {
 
