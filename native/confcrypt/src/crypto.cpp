@@ -114,14 +114,19 @@ uint64_t parse_decimal(const std::string& s, const char* what) {
 
 namespace {
 const char kUrlAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-int url_sextet(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return -1;
-}
+// The sextet of each base64url character, -1 for any other byte.
+struct SextetTable {
+  int8_t v[256];
+  constexpr SextetTable() : v() {
+    for (int i = 0; i < 256; ++i) v[i] = -1;
+    for (int i = 0; i < 26; ++i) v['A' + i] = int8_t(i), v['a' + i] = int8_t(26 + i);
+    for (int i = 0; i < 10; ++i) v['0' + i] = int8_t(52 + i);
+    v[int('-')] = 62;
+    v[int('_')] = 63;
+  }
+};
+constexpr SextetTable kSextets;
+int url_sextet(char c) { return kSextets.v[static_cast<uint8_t>(c)]; }
 }  // namespace
 
 std::string b64url_encode(const std::string& bytes) {
@@ -147,8 +152,8 @@ std::string b64url_decode(const std::string& text, const char* what) {
   if (text.size() % 4 == 1) {
     throw Failure(Status::kMalformed, std::string("bad base64url length in ") + what);
   }
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
+  std::string out(text.size() * 3 / 4, '\0');
+  size_t n = 0;
   uint32_t acc = 0;
   int bits = 0;
   for (char c : text) {
@@ -158,7 +163,7 @@ std::string b64url_decode(const std::string& text, const char* what) {
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      out += char((acc >> bits) & 0xff);
+      out[n++] = char((acc >> bits) & 0xff);
     }
   }
   if (bits && (acc & ((1u << bits) - 1))) {
@@ -207,6 +212,38 @@ Crypto::Crypto(const std::string& provider) : provider_name_(provider) {
   }
 }
 
+namespace {
+void wipe(std::string& s) {
+  if (!s.empty()) explicit_bzero(s.data(), s.size());
+  s.clear();
+}
+}  // namespace
+
+Crypto::~Crypto() {
+  wipe(kept_seal_.key);
+  wipe(kept_open_.key);
+}
+
+cb::Operation& Crypto::aead_op(KeptAead& kept, const std::string& aead, bool seal,
+                               const std::string& key, const std::string& nonce,
+                               const std::string& ad) {
+  if (kept.op && kept.aead == aead && kept.key == key &&
+      kept.op->rebind(to_bytes(nonce), to_bytes(ad)))
+    return *kept.op;
+  cb::Params params;
+  params.key = to_bytes(key);
+  params.iv = to_bytes(nonce);
+  params.aad = to_bytes(ad);
+  kept.op.reset();
+  wipe(kept.key);
+  kept.op =
+      provider_for(aead).prepare(aead, seal ? cb::OpKind::Encrypt : cb::OpKind::Decrypt, params);
+  std::fill(params.key.begin(), params.key.end(), uint8_t(0));
+  kept.aead = aead;
+  kept.key = key;
+  return *kept.op;
+}
+
 cb::Provider& Crypto::provider_for(const std::string& algorithm) {
   auto it = chosen_.find(algorithm);
   if (it != chosen_.end()) return *it->second;
@@ -246,13 +283,8 @@ bool is_supported_aead(const std::string& name) {
 std::string Crypto::seal(const std::string& aead, const std::string& key, const std::string& nonce,
                          const std::string& ad, const std::string& plaintext) {
   ++runs_[aead + " seal"];
-  cb::Params params;
-  params.key = to_bytes(key);
-  params.iv = to_bytes(nonce);
-  params.aad = to_bytes(ad);
   try {
-    auto op = provider_for(aead).prepare(aead, cb::OpKind::Encrypt, params);
-    return run_op(*op, plaintext, kTagLen);
+    return run_op(aead_op(kept_seal_, aead, true, key, nonce, ad), plaintext, kTagLen);
   } catch (const cb::Unsupported& e) {
     throw Failure(Status::kUnsupported, aead + ": " + e.what());
   } catch (const cb::Error& e) {
@@ -265,13 +297,9 @@ std::optional<std::string> Crypto::open(const std::string& aead, const std::stri
                                         const std::string& sealed) {
   if (sealed.size() < kTagLen || nonce.size() != kNonceLen) return std::nullopt;
   ++runs_[aead + " open"];
-  cb::Params params;
-  params.key = to_bytes(key);
-  params.iv = to_bytes(nonce);
-  params.aad = to_bytes(ad);
-  std::unique_ptr<cb::Operation> op;
+  cb::Operation* op = nullptr;
   try {
-    op = provider_for(aead).prepare(aead, cb::OpKind::Decrypt, params);
+    op = &aead_op(kept_open_, aead, false, key, nonce, ad);
   } catch (const cb::Unsupported& e) {
     throw Failure(Status::kUnsupported, aead + ": " + e.what());
   } catch (const cb::Error& e) {
@@ -406,17 +434,22 @@ Token parse_token(const std::string& stored, const std::string& path) {
     return Failure(Status::kMalformed, "encrypted value of '" + path + "' is malformed: " + why);
   };
   if (!looks_like_token(stored)) throw bad("not an ENC:cc1: token");
-  auto parts = split(stored.substr(sizeof(kTokenPrefix) - 1), ':');
-  if (parts.size() != 4) throw bad("expected ENC:cc1:<aead>:<type>:<nonce>:<ciphertext>");
+  // Four fields after the prefix, split in place (one token per value: no copies but the fields).
+  const size_t npos = std::string::npos, f0 = sizeof(kTokenPrefix) - 1;
+  const size_t c1 = stored.find(':', f0);
+  const size_t c2 = c1 == npos ? npos : stored.find(':', c1 + 1);
+  const size_t c3 = c2 == npos ? npos : stored.find(':', c2 + 1);
+  if (c3 == npos || stored.find(':', c3 + 1) != npos)
+    throw bad("expected ENC:cc1:<aead>:<type>:<nonce>:<ciphertext>");
   Token t;
-  t.aead = parts[0];
+  t.aead = stored.substr(f0, c1 - f0);
   if (!is_supported_aead(t.aead)) throw bad("unknown AEAD '" + t.aead + "'");
-  if (parts[1].size() != 1 || std::string("bsnl").find(parts[1][0]) == std::string::npos) {
-    throw bad("unknown type '" + parts[1] + "'");
+  if (c2 - c1 != 2 || std::string("bsnl").find(stored[c1 + 1]) == std::string::npos) {
+    throw bad("unknown type '" + stored.substr(c1 + 1, c2 - c1 - 1) + "'");
   }
-  t.type = parts[1][0];
-  t.nonce = b64url_decode(parts[2], "a nonce");
-  t.sealed = b64url_decode(parts[3], "a ciphertext");
+  t.type = stored[c1 + 1];
+  t.nonce = b64url_decode(stored.substr(c2 + 1, c3 - c2 - 1), "a nonce");
+  t.sealed = b64url_decode(stored.substr(c3 + 1), "a ciphertext");
   if (t.nonce.size() != kNonceLen) throw bad("the nonce is not 12 bytes");
   if (t.sealed.size() < kTagLen) throw bad("shorter than a tag");
   return t;
@@ -527,11 +560,14 @@ Recipient parse_recipient(const std::string& text) {
     r.n = parse_decimal(f[2], "scrypt N");
     r.r = parse_decimal(f[3], "scrypt r");
     r.p = parse_decimal(f[4], "scrypt p");
-    // Bounded above so that an edited header cannot make the reader allocate gigabytes.
-    bool pow2 = r.n && !(r.n & (r.n - 1));
-    if (!pow2 || r.n < (1u << 15) || r.n > (1u << 22) || r.r < 8 || r.r > 32 || r.p < 1 ||
-        r.p > 16) {
-      throw bad("scrypt parameters out of range (N 2^15..2^22, r 8..32, p 1..16)");
+    // Bounded (crypto.hpp) so that an edited header cannot make the reader allocate gigabytes:
+    // scrypt runs before the MAC can say the header was changed.
+    const bool pow2 = r.n && !(r.n & (r.n - 1));
+    if (!pow2 || r.n < kScryptMinN || r.n > kScryptMaxN || r.r < kScryptMinR || r.r > kScryptMaxR ||
+        r.p < kScryptMinP || r.p > kScryptMaxP || 128 * r.n * r.r > kScryptMaxMemory) {
+      throw bad("scrypt parameters N=" + f[2] + " r=" + f[3] + " p=" + f[4] +
+                " out of range (N a power of two 2^15..2^18, r 8..16, p 1..4, 128*N*r at most "
+                "256 MiB)");
     }
     r.salt = b64url_decode(f[5], "a passphrase salt");
     r.nonce = b64url_decode(f[6], "a passphrase nonce");

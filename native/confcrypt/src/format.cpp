@@ -121,14 +121,14 @@ std::map<std::string, std::string> persisted_meta(const std::map<std::string, st
 
 std::pair<std::string, std::string> parse_meta_line(const std::string& trimmed,
                                                     const std::string& source, size_t line) {
-  std::string rest = trimmed.substr(std::char_traits<char>::length(kMetaTag));
-  size_t eq = rest.find('=');
+  const size_t start = std::char_traits<char>::length(kMetaTag);
+  const size_t eq = trimmed.find('=', start);
   if (eq == std::string::npos) {
     throw FormatError(source, line, "malformed #@META line (expected '#@META name = value')");
   }
-  std::string name = trim(rest.substr(0, eq));
+  std::string name = trim(trimmed.substr(start, eq - start));
   if (name.empty()) throw FormatError(source, line, "#@META line without a name");
-  return {name, trim(rest.substr(eq + 1))};
+  return {std::move(name), trim(trimmed.substr(eq + 1))};
 }
 
 std::vector<std::string> render_meta(const std::map<std::string, std::string>& meta,

@@ -105,7 +105,7 @@ void DotenvDocument::parse(const std::string& input, const std::string& source) 
   eol_ = detail::default_eol(bytes);
   std::vector<detail::PhysLine> lines = detail::split_lines(bytes);
   bool first_key = true;
-  std::map<std::string, size_t> key_line;
+  std::unordered_map<std::string, size_t> key_line;
   detail::MarkerLines markers;
 
   for (size_t li = 0; li < lines.size(); ++li) {

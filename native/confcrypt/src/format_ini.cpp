@@ -110,14 +110,14 @@ void IniDocument::parse(const std::string& input, const std::string& source) {
   std::vector<std::string> sep_order;
   bool in_section = false;
   std::string section;
-  std::map<std::string, size_t> key_line;  // path -> line number, for duplicate messages
+  std::unordered_map<std::string, size_t> key_line;  // path -> line number, for duplicate messages
   detail::MarkerLines markers;
 
-  for (const detail::PhysLine& pl : detail::split_lines(bytes)) {
+  for (detail::PhysLine& pl : detail::split_lines(bytes)) {
     Entry e;
-    e.text = pl.text;
-    e.eol = pl.eol;
-    const std::string& t = pl.text;
+    e.text = std::move(pl.text);  // the entry keeps the line; t reads it until e is stored
+    e.eol = std::move(pl.eol);
+    const std::string& t = e.text;
     std::string tt = detail::trim(t);
     bool is_key = !tt.empty() && !is_comment(tt) && tt[0] != '[';
     const detail::MarkerLines::Kind marker =

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "confcrypt/format.hpp"
@@ -91,7 +92,8 @@ class LineDocument : public Document {
   std::optional<std::string> header_;
   std::optional<std::string> original_header_;
   std::vector<Entry> entries_;
-  std::map<std::string, Key> original_;  // path -> key as parsed
+  std::unordered_map<std::string, Key>
+      original_;  // path -> key as parsed (looked up, never walked)
   bool no_final_newline_ = false;
   bool bom_ = false;  // the input started with a UTF-8 byte-order mark (not part of any entry)
   std::string eol_ = "\n";

@@ -412,6 +412,20 @@ TEST_F(Cli, ReadsAreBounded) {
   expect_failure(cc({"show", "/dev/zero", "--format", "ini"}), Status::kIo, "larger than");
 }
 
+// An edited header cannot make a passphrase read run scrypt at 16 GiB: the costs are refused when
+// the header is parsed (exit 4), before any scrypt run.
+TEST_F(Cli, AHeaderWithHugeScryptCostsIsMalformed) {
+  const std::string pass_file = dir_ + "/pass";
+  cctest::write(pass_file, "correct horse\n");
+  ASSERT_EQ(cc({"init", ini_, "--recipient", "passphrase", "--passphrase-file", pass_file}).code,
+            0);
+  const std::string text = cctest::read(ini_);
+  ASSERT_NE(text.find(":scrypt:32768:8:1:"), std::string::npos) << text;
+  cctest::write(ini_, cctest::replace(text, ":scrypt:32768:8:1:", ":scrypt:4194304:32:1:"));
+  expect_failure(cc({"get", ini_, "db/password", "--passphrase-file", pass_file}),
+                 Status::kMalformed, "scrypt parameters N=4194304 r=32 p=1 out of range");
+}
+
 TEST_F(Cli, AConfiguredSignerAcceptsOnlyASignedMessage) {
   // A plaintext file put where the signed OpenPGP message was: the signer check must run.
   expect_failure(cc({"get", ini_, "db/host", "--signer", alice_}), Status::kUnsigned,

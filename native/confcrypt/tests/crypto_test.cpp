@@ -7,6 +7,7 @@
 #include <set>
 
 #include "confcrypt/config.hpp"
+#include "confcrypt/recipients.hpp"
 #include "cryptobench/provider.hpp"
 #include "test_env.hpp"
 
@@ -194,6 +195,46 @@ TEST(Header, RoundTripsAndOnlyTheCanonicalTextIsAccepted) {
             Status::kMalformed);
 }
 
+// scrypt runs before the MAC can be checked: the header's costs are bounded when it is parsed, so
+// an edited one (N = 2^22, r = 32: 16 GiB per guess) is a malformed header, not an allocation.
+TEST(Header, ScryptCostsAreBoundedWhenParsed) {
+  auto text = [](uint64_t n, uint64_t r, uint64_t p) {
+    Header h;
+    h.file_id = random_bytes(kFileIdLen);
+    h.key_count = 1;
+    Recipient rec;
+    rec.kind = Recipient::Kind::kPassphrase;
+    rec.n = n, rec.r = r, rec.p = p;
+    rec.salt = random_bytes(16);
+    rec.nonce = random_bytes(kNonceLen);
+    rec.wrapped = random_bytes(48);
+    h.recipients = {rec};
+    h.mac = random_bytes(32);
+    return h.to_text();
+  };
+  // What init writes, and the largest costs accepted.
+  using Costs = std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>;
+  for (auto [n, r, p] :
+       Costs{{kScryptN, kScryptR, kScryptP}, {1u << 18, 8, 4}, {1u << 17, 16, 4}}) {
+    SCOPED_TRACE(std::to_string(n) + ":" + std::to_string(r) + ":" + std::to_string(p));
+    const std::string t = text(n, r, p);
+    EXPECT_EQ(Header::from_text(t).to_text(), t);
+  }
+  for (auto [n, r, p] : Costs{{1u << 22, 32, 1},
+                              {1u << 19, 8, 1},
+                              {1u << 18, 16, 1},
+                              {1u << 15, 17, 1},
+                              {1u << 15, 8, 5},
+                              {1u << 14, 8, 1},
+                              {3u << 15, 8, 1}}) {
+    SCOPED_TRACE(std::to_string(n) + ":" + std::to_string(r) + ":" + std::to_string(p));
+    const std::string t = text(n, r, p);
+    EXPECT_EQ(status_of([&] { Header::from_text(t); }), Status::kMalformed);
+    EXPECT_NE(message_of([&] { Header::from_text(t); }).find("scrypt parameters"),
+              std::string::npos);
+  }
+}
+
 // A damaged header's message names what is wrong with it (an unknown field said "missing mac=",
 // a double blank "missing keys=").
 TEST(Header, MessagesNameWhatIsActuallyWrong) {
@@ -248,6 +289,43 @@ TEST(Providers, AgreeOnAeadHmacAndKdfOutput) {
       EXPECT_EQ(c.hmac_sha256(key, pt), ref.hmac_sha256(key, pt)) << name;
       EXPECT_EQ(c.hkdf_sha256(key, nonce, "info", 32), ref.hkdf_sha256(key, nonce, "info", 32))
           << name;
+    }
+  }
+}
+
+// Crypto keeps the AEAD operation of the last key and only rebinds nonce and AD for the next value
+// (cb::Operation::rebind, where the adapter offers it): many values, a bad one among them, a key
+// and an algorithm changing in between, give what a fresh Crypto per value gives.
+TEST(Providers, ValuesOpenedInARowAreEachOpenedOnTheirOwn) {
+  const std::string k1 = random_bytes(32), k2 = random_bytes(32);
+  struct Value {
+    std::string aead, key, nonce, ad, pt, sealed;
+    bool tampered;
+  };
+  std::vector<Value> values;
+  for (int i = 0; i < 12; ++i) {
+    Value v{i % 5 == 4 ? "chacha20-poly1305" : "aes-256-gcm",
+            i % 4 == 3 ? k2 : k1,
+            random_bytes(12),
+            "ad" + std::to_string(i),
+            "value " + std::to_string(i),
+            "",
+            i % 3 == 1};
+    v.sealed = Crypto("openssl").seal(v.aead, v.key, v.nonce, v.ad, v.pt);
+    if (v.tampered) v.sealed[0] ^= 1;
+    values.push_back(v);
+  }
+  for (const auto& name : cb::provider_names()) {
+    SCOPED_TRACE(name);
+    Crypto c(name);
+    for (const Value& v : values) {
+      EXPECT_EQ(c.seal(v.aead, v.key, v.nonce, v.ad, v.pt).substr(1), v.sealed.substr(1)) << v.ad;
+      const auto opened = c.open(v.aead, v.key, v.nonce, v.ad, v.sealed);
+      if (v.tampered) {
+        EXPECT_FALSE(opened) << v.ad;
+      } else {
+        EXPECT_EQ(opened, std::optional<std::string>(v.pt)) << v.ad;
+      }
     }
   }
 }

@@ -90,6 +90,12 @@ class Operation {
  public:
   virtual ~Operation() = default;
   virtual size_t run(const uint8_t* in, size_t len, uint8_t* out) = 0;
+  // AEAD, optional: a new nonce and associated data (the nonce as long as the prepared one) for
+  // the following run() calls, the key schedule kept -- what a caller sealing or opening many
+  // messages under one key does instead of preparing each (confcrypt: one per value). Returns
+  // false, changing nothing, when the adapter does not offer it: prepare again then. The runner
+  // never calls it; the figures stay per prepared operation.
+  virtual bool rebind(const Bytes& /*iv*/, const Bytes& /*aad*/) { return false; }
 };
 
 // A variant is the same library on a different code path (e.g. hardware acceleration off).

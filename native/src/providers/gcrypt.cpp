@@ -459,14 +459,30 @@ Bytes strip_native_prefix(Bytes q, size_t len) {
   return q;
 }
 
-// libgcrypt's CRT coefficient is u = p^-1 mod q, the standard one qinv = q^-1 mod p; giving
-// libgcrypt the primes swapped (its p = our q) makes the two the same number.
+// libgcrypt's private key wants its p < its q and u = p^-1 mod q: its CRT step adds q once to
+// make m2 - m1 non-negative, which is not enough when p > q, and then signs and decrypts wrongly
+// (for a fraction of messages that grows with p/q). KeyParts give qinv = q^-1 mod p for primes in
+// either order (PKCS #1 does not order them; Crypto++ and Nettle generate p < q about half the
+// time): when p > q, giving libgcrypt the primes swapped makes u = qinv; otherwise the primes go
+// in as they are and u = p^-1 mod q is computed here.
 Sexp rsa_private(const KeyParts& key) {
   const Bytes &n = key_part(key, "n"), &e = key_part(key, "e"), &d = key_part(key, "d"),
               &p = key_part(key, "p"), &q = key_part(key, "q"), &qinv = key_part(key, "qinv");
-  return build("RSA private key", "(private-key (rsa (n %b)(e %b)(d %b)(p %b)(q %b)(u %b)))",
-               blen(n.size()), n.data(), blen(e.size()), e.data(), blen(d.size()), d.data(),
-               blen(q.size()), q.data(), blen(p.size()), p.data(), blen(qinv.size()), qinv.data());
+  Mpi mp, mq;
+  check(gcry_mpi_scan(mp.out(), GCRYMPI_FMT_USG, p.data(), p.size(), nullptr), "RSA p");
+  check(gcry_mpi_scan(mq.out(), GCRYMPI_FMT_USG, q.data(), q.size(), nullptr), "RSA q");
+  const char* format = "(private-key (rsa (n %b)(e %b)(d %b)(p %b)(q %b)(u %b)))";
+  if (gcry_mpi_cmp(mp.get(), mq.get()) > 0)
+    return build("RSA private key", format, blen(n.size()), n.data(), blen(e.size()), e.data(),
+                 blen(d.size()), d.data(), blen(q.size()), q.data(), blen(p.size()), p.data(),
+                 blen(qinv.size()), qinv.data());
+  Mpi u;
+  *u.out() = gcry_mpi_new(0);
+  if (!gcry_mpi_invm(u.get(), mp.get(), mq.get())) throw Error("RSA key: p has no inverse mod q");
+  const Bytes ub = mpi_bytes(u.get());
+  return build("RSA private key", format, blen(n.size()), n.data(), blen(e.size()), e.data(),
+               blen(d.size()), d.data(), blen(p.size()), p.data(), blen(q.size()), q.data(),
+               blen(ub.size()), ub.data());
 }
 Sexp rsa_public(const KeyParts& key) {
   const Bytes &n = key_part(key, "n"), &e = key_part(key, "e");

@@ -1,5 +1,6 @@
-// OpenSSL 3 adapter, through the EVP API (EVP_CIPHER / EVP_MD / EVP_MAC fetched once per
-// prepared operation). Whirlpool lives in OpenSSL 3's legacy provider, loaded beside the default.
+// OpenSSL 3 adapter, through the EVP API (EVP_CIPHER / EVP_MD / EVP_MAC / EVP_KDF fetched once per
+// process and shared by the operations, as OpenSSL's "Performance" notes advise). Whirlpool lives
+// in OpenSSL 3's legacy provider, loaded on the first preparation of a legacy algorithm.
 // Public-key keys are imported from their parts with EVP_PKEY_fromdata; KDFs are EVP_KDFs
 // (OpenSSL 3.0 has no Argon2).
 #include <openssl/bn.h>
@@ -14,10 +15,13 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 #include <openssl/rsa.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <list>
+#include <mutex>
 
 #include "cryptobench/provider.hpp"
 
@@ -79,11 +83,81 @@ const char* lookup(const CipherName (&table)[N], const std::string& ours) {
   return nullptr;
 }
 
+// ---- fetched algorithms ------------------------------------------------------------------------
+//
+// An explicit fetch walks the provider store and builds the method (about 6,600 instructions for
+// AES-256-GCM, more than the key schedule): done once per process and name, kept here, and each
+// operation takes its own reference. A failed fetch is not kept (the legacy provider may come).
+// Function-local statics, created after OpenSSL's initialisation, so destroyed before its
+// atexit cleanup.
+template <typename T, T* (*Fetch)(OSSL_LIB_CTX*, const char*, const char*), int (*UpRef)(T*),
+          void (*Free)(T*)>
+class Fetched {
+ public:
+  ~Fetched() {
+    for (auto& [_, t] : cache_) Free(t);
+  }
+  // A new reference (the caller frees it), or nullptr when OpenSSL has no such algorithm.
+  T* get(const char* name) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = cache_.find(name);
+    if (it == cache_.end()) {
+      T* t = Fetch(nullptr, name, nullptr);
+      if (!t) return nullptr;
+      it = cache_.emplace(name, t).first;
+    }
+    return UpRef(it->second) == 1 ? it->second : nullptr;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, T*> cache_;
+};
+
+EVP_CIPHER* fetch_cipher(const char* name) {
+  static Fetched<EVP_CIPHER, EVP_CIPHER_fetch, EVP_CIPHER_up_ref, EVP_CIPHER_free> cache;
+  return cache.get(name);
+}
+EVP_MD* fetch_md(const char* name) {
+  static Fetched<EVP_MD, EVP_MD_fetch, EVP_MD_up_ref, EVP_MD_free> cache;
+  return cache.get(name);
+}
+EVP_MAC* fetch_mac(const char* name) {
+  static Fetched<EVP_MAC, EVP_MAC_fetch, EVP_MAC_up_ref, EVP_MAC_free> cache;
+  return cache.get(name);
+}
+EVP_KDF* fetch_kdf(const char* name) {
+  static Fetched<EVP_KDF, EVP_KDF_fetch, EVP_KDF_up_ref, EVP_KDF_free> cache;
+  return cache.get(name);
+}
+
+// ---- the legacy provider ------------------------------------------------------------------------
+//
+// Loading it costs about 6 M instructions, which every process paid at start although only
+// Whirlpool needs it: it is loaded on the first preparation of a legacy algorithm. Whether it
+// can be is known without loading it: its module file in OPENSSL_MODULES or OpenSSL's module
+// directory.
+bool is_legacy(const std::string& ours) { return ours == "whirlpool"; }
+
+std::string legacy_module_path() {
+  std::string dir;
+  if (const char* env = std::getenv("OPENSSL_MODULES"); env && *env) {
+    dir = env;
+  } else {
+    // "MODULESDIR: \"/usr/lib/x86_64-linux-gnu/ossl-modules\""
+    const std::string v = OpenSSL_version(OPENSSL_MODULES_DIR);
+    const auto a = v.find('"'), b = v.rfind('"');
+    if (a == std::string::npos || b <= a) return "";
+    dir = v.substr(a + 1, b - a - 1);
+  }
+  return dir + "/legacy.so";
+}
+
 class CipherOp : public Operation {
  public:
   CipherOp(const AlgorithmInfo& info, const char* evp_name, OpKind op, const Params& p)
       : info_(info), encrypt_(op == OpKind::Encrypt), aad_(p.aad) {
-    cipher_ = EVP_CIPHER_fetch(nullptr, evp_name, nullptr);
+    cipher_ = fetch_cipher(evp_name);
     if (!cipher_) throw Unsupported(last_error("EVP_CIPHER_fetch"));
     ctx_ = EVP_CIPHER_CTX_new();
     if (!ctx_) throw Error("EVP_CIPHER_CTX_new failed");
@@ -108,6 +182,14 @@ class CipherOp : public Operation {
   ~CipherOp() override {
     EVP_CIPHER_CTX_free(ctx_);
     EVP_CIPHER_free(cipher_);
+  }
+
+  // run() restarts with iv_ and aad_ every time, so a new pair is all a rebind needs.
+  bool rebind(const Bytes& iv, const Bytes& aad) override {
+    if (info_.kind != Kind::Aead || iv.size() != iv_.size()) return false;
+    iv_ = iv;
+    aad_ = aad;
+    return true;
   }
 
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
@@ -153,7 +235,7 @@ class CipherOp : public Operation {
 class DigestOp : public Operation {
  public:
   explicit DigestOp(const char* evp_name) {
-    md_ = EVP_MD_fetch(nullptr, evp_name, nullptr);
+    md_ = fetch_md(evp_name);
     if (!md_) throw Unsupported(last_error("EVP_MD_fetch"));
     ctx_ = EVP_MD_CTX_new();
     if (!ctx_) throw Error("EVP_MD_CTX_new failed");
@@ -179,7 +261,7 @@ class MacOp : public Operation {
  public:
   MacOp(const std::string& alg, const char* inner, const Params& p) {
     const bool hmac = alg.rfind("hmac-", 0) == 0;
-    mac_ = EVP_MAC_fetch(nullptr, hmac ? "HMAC" : "CMAC", nullptr);
+    mac_ = fetch_mac(hmac ? "HMAC" : "CMAC");
     if (!mac_) throw Unsupported(last_error("EVP_MAC_fetch"));
     ctx_ = EVP_MAC_CTX_new(mac_);
     if (!ctx_) throw Error("EVP_MAC_CTX_new failed");
@@ -432,7 +514,7 @@ PkeyCtxPtr ctx_for(EVP_PKEY* pkey) {
 
 EVP_MD* fetch_digest(const std::string& ours) {
   const char* name = lookup(kDigests, ours);
-  EVP_MD* md = name ? EVP_MD_fetch(nullptr, name, nullptr) : nullptr;
+  EVP_MD* md = name ? fetch_md(name) : nullptr;
   if (!md) throw Unsupported("openssl: no digest " + ours);
   return md;
 }
@@ -647,7 +729,7 @@ class KdfOp : public Operation {
                                                  : nullptr;
     if (!name) throw Unsupported("openssl 3.0 has no " + info.name);
     if (out_len_ == 0) throw Unsupported(info.name + ": output length 0");
-    kdf_ = EVP_KDF_fetch(nullptr, name, nullptr);
+    kdf_ = fetch_kdf(name);
     if (!kdf_) throw Unsupported(last_error("EVP_KDF_fetch"));
     ctx_ = EVP_KDF_CTX_new(kdf_);
     if (!ctx_) throw Error(last_error("EVP_KDF_CTX_new"));
@@ -759,14 +841,14 @@ class OpensslProvider : public Provider {
   void init(const std::string&) override {
     // The variant's OPENSSL_ia32cap was placed in the environment before the process started.
     if (!OSSL_PROVIDER_load(nullptr, "default")) throw Error(last_error("load default provider"));
-    legacy_ = OSSL_PROVIDER_load(nullptr, "legacy") != nullptr;
+    legacy_available_ = access(legacy_module_path().c_str(), R_OK) == 0;
     ERR_clear_error();
   }
   std::vector<std::string> algorithms() const override {
     std::vector<std::string> out;
     for (const auto& r : kCiphers) out.push_back(r.ours);
     for (const auto& r : kDigests)
-      if (legacy_ || std::strcmp(r.ours, "whirlpool") != 0) out.push_back(r.ours);
+      if (legacy_available_ || !is_legacy(r.ours)) out.push_back(r.ours);
     for (const auto& r : kMacs) out.push_back(r.ours);
     for (const auto& a : cb::algorithms())
       if (is_public_key(a.kind) || (a.kind == Kind::Kdf && a.name != "argon2id"))
@@ -777,6 +859,7 @@ class OpensslProvider : public Provider {
                                      const Params& params) override {
     const AlgorithmInfo* info = find_algorithm(algorithm);
     if (!info) throw Unsupported("unknown algorithm " + algorithm);
+    if (is_legacy(algorithm)) load_legacy();
     if (const char* evp = lookup(kCiphers, algorithm))
       return std::make_unique<CipherOp>(*info, evp, op, params);
     if (const char* evp = lookup(kDigests, algorithm)) return std::make_unique<DigestOp>(evp);
@@ -803,7 +886,11 @@ class OpensslProvider : public Provider {
     out["ia32cap"] = cap.substr(0, cap.find(' '));  // drop the " env:..." echo
     const char* env = std::getenv("OPENSSL_ia32cap");
     out["ia32cap_env"] = env ? env : "";
-    out["legacy_provider"] = legacy_ ? "loaded" : "unavailable";
+    // The same before and after the first legacy algorithm (runs compare their code paths).
+    std::lock_guard<std::mutex> lock(legacy_mutex_);
+    out["legacy_provider"] = !legacy_available_      ? "unavailable"
+                             : legacy_error_.empty() ? "loaded on first use"
+                                                     : legacy_error_;
     return out;
   }
 
@@ -830,7 +917,20 @@ class OpensslProvider : public Provider {
     return keygen_.emplace(info.name, std::move(ctx)).first->second.get();
   }
 
-  bool legacy_ = false;
+  // Loads the legacy provider once; Unsupported when it cannot be (and on every later call).
+  void load_legacy() {
+    std::lock_guard<std::mutex> lock(legacy_mutex_);
+    if (legacy_) return;
+    if (legacy_error_.empty() && !OSSL_PROVIDER_load(nullptr, "legacy"))
+      legacy_error_ = last_error("load legacy provider");
+    if (!legacy_error_.empty()) throw Unsupported(legacy_error_);
+    legacy_ = true;
+  }
+
+  bool legacy_available_ = false;  // its module exists
+  mutable std::mutex legacy_mutex_;
+  bool legacy_ = false;       // loaded
+  std::string legacy_error_;  // why loading it failed
   std::map<std::string, PkeyCtxPtr> keygen_;
 };
 

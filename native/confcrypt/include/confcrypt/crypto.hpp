@@ -23,7 +23,8 @@
 
 namespace cb {
 class Provider;
-}
+class Operation;
+}  // namespace cb
 
 namespace confcrypt {
 
@@ -49,6 +50,9 @@ class Crypto {
  public:
   // Throws Failure(kUnknownProvider) when no such provider is compiled in.
   explicit Crypto(const std::string& provider = kDefaultProvider);
+  ~Crypto();
+  Crypto(const Crypto&) = delete;
+  Crypto& operator=(const Crypto&) = delete;
   const std::string& provider_name() const { return provider_name_; }
 
   // The provider doing `algorithm`; throws Failure(kUnsupported) when none offers it.
@@ -84,6 +88,16 @@ class Crypto {
   std::vector<std::string> notes_;
   bool hkdf_from_hmac_ = false;
   std::map<std::string, uint64_t> runs_;
+  // The AEAD operation last prepared for seal and for open, with its key: the next value under
+  // the same key rebinds nonce and AD (cb::Operation::rebind) instead of a new key schedule and
+  // context per value. The kept keys are wiped when they change and in the destructor.
+  struct KeptAead {
+    std::string aead, key;
+    std::unique_ptr<cb::Operation> op;
+  };
+  KeptAead kept_seal_, kept_open_;
+  cb::Operation& aead_op(KeptAead& kept, const std::string& aead, bool seal, const std::string& key,
+                         const std::string& nonce, const std::string& ad);
 };
 
 // True for the AEAD names a token may carry.
@@ -141,6 +155,15 @@ struct Recipient {
   std::string nonce;    // passphrase, key file: the nonce of the AEAD wrap
   std::string wrapped;  // gpg: an OpenPGP message; passphrase, key file: ciphertext || tag
 };
+// The scrypt costs a reader accepts from a header (scrypt runs before the MAC can be checked, so
+// an edited header must not be able to make a read allocate gigabytes or run for minutes): N a
+// power of two from 2^15 to 2^18, r 8 to 16, p 1 to 4, and memory 128 * N * r at most 256 MiB.
+// What `init` writes (recipients.hpp: N = 2^15, r = 8, p = 1, 32 MiB) is well inside; the worst
+// accepted file costs 8 times its memory and 32 times its time.
+inline constexpr uint64_t kScryptMinN = uint64_t(1) << 15, kScryptMaxN = uint64_t(1) << 18;
+inline constexpr uint64_t kScryptMinR = 8, kScryptMaxR = 16;
+inline constexpr uint64_t kScryptMinP = 1, kScryptMaxP = 4;
+inline constexpr uint64_t kScryptMaxMemory = uint64_t(256) << 20;
 const char* kind_name(Recipient::Kind kind);  // "gpg", "passphrase", "keyfile"
 // "gpg:FPR", "passphrase", "keyfile:KID": how lists and messages name a recipient.
 std::string describe(const Recipient& recipient);
