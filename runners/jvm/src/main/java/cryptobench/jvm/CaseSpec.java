@@ -1,0 +1,13 @@
+package cryptobench.jvm;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/** docs/protocol.md, "Case specification". */
+final class CaseSpec {
+  String id = "", provider = "", variant = "", operation = "", algorithm = "", input = "random";
+  long size, alignOffset, aadBytes, samples = 11, batch = 1, heapIterations = 8, seed = 1;
+  double targetSampleMs = 2, warmupMs = 20;
+  boolean agreement = true, inplace = true;
+  Map<String, Long> cost = new TreeMap<>();
+}
