@@ -6,7 +6,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-dest=$1
+dest=$(mkdir -p "$1" && cd "$1" && pwd)
 target=$dest/cryptobench-runner-jvm
 
 absent() {

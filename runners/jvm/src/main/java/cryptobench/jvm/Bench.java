@@ -46,13 +46,13 @@ final class Bench {
           spec("sha256", "sunjce", "hash", "sha256", 1 << 20),
           spec("ed25519", "sunjce", "sign", "ed25519", 64));
 
-  static int run(PrintStream out, boolean quick) throws Exception {
+  static int run(PrintStream out, boolean quick, Integer cpu) throws Exception {
     int rounds = quick ? 3 : 9;
     long jmhMs = quick ? 100 : 250;
     out.printf(
         "fidelity: cryptobench engine vs JMH 1.37 (forks 0, AverageTime), median of %d alternating"
-            + " rounds, Java %s%n",
-        rounds, Runtime.version());
+            + " rounds, Java %s, %s%n",
+        rounds, Runtime.version(), cpu == null ? "not pinned" : "every thread on CPU " + cpu);
     out.printf("%-34s %14s %14s %8s%n", "case", "engine ns/op", "JMH ns/op", "ratio");
     double worst = 1;
     for (CaseSpec spec : CASES) {

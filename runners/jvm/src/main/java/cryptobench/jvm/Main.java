@@ -30,7 +30,7 @@ public final class Main {
       "usage: cryptobench-runner-jvm list  [--variant P=V]...\n"
           + "       cryptobench-runner-jvm serve [--variant P=V]... [--cpu N|--no-pin] [--vectors DIR]\n"
           + "       cryptobench-runner-jvm check [--provider P]... [--variant P=V]... [--vectors DIR]\n"
-          + "       cryptobench-runner-jvm bench [--quick]   (fidelity against JMH)\n"
+          + "       cryptobench-runner-jvm bench [--quick] [--cpu N|--no-pin]   (fidelity against JMH)\n"
           + "Protocol and message formats: docs/protocol.md\n";
 
   static final class UsageError extends Exception {
@@ -274,12 +274,10 @@ public final class Main {
         case "check":
           System.exit(commandCheck(o.providers, out));
           return;
-        case "bench":
-          System.exit(Bench.run(out, o.quick));
-          return;
         default:
       }
       Integer cpu = pin(o);
+      if (o.command.equals("bench")) System.exit(Bench.run(out, o.quick, cpu));
       BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       System.exit(Protocol.serve(in, out, cpu));
     } catch (UsageError e) {
