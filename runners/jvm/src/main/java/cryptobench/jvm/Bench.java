@@ -14,16 +14,15 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
  * The fidelity bench: reference cases measured by this runner's engine and by JMH (the JVM's
- * standard harness) on the same prepared operation and buffers, in this JVM (JMH with forks = 0,
- * so both see one JIT profile). The two alternate so drift on a shared machine hits both; the
- * ratio of the medians should be 0.9-1.1. Cases with in-place AEAD encryption write their output
- * over their input, exactly as the engine's loop does.
+ * standard harness). JMH runs as it is meant to, in a fork of its own with its own warm-up, on the
+ * same case (same spec, gate, prepared operation and buffers: JmhReference opens it there); the
+ * engine measures in this JVM after its own warm-up until steady. So the check is whether the
+ * engine's loop and its steady-state detection reach the figure JMH reaches. The two alternate,
+ * so drift on a shared machine hits both; the ratio of the medians should be 0.9-1.1. Both are
+ * pinned to the same CPU (a fork inherits the affinity).
  */
 final class Bench {
   private Bench() {}
-
-  /** The case JmhReference measures (JMH instantiates its state itself). */
-  static volatile Engine.OpenCase current;
 
   static CaseSpec spec(String id, String provider, String operation, String algorithm, long size) {
     CaseSpec s = new CaseSpec();
@@ -47,10 +46,10 @@ final class Bench {
           spec("ed25519", "sunjce", "sign", "ed25519", 64));
 
   static int run(PrintStream out, boolean quick, Integer cpu) throws Exception {
-    int rounds = quick ? 3 : 9;
-    long jmhMs = quick ? 100 : 250;
+    int rounds = quick ? 3 : 7;
+    long jmhMs = quick ? 200 : 400;
     out.printf(
-        "fidelity: cryptobench engine vs JMH 1.37 (forks 0, AverageTime), median of %d alternating"
+        "fidelity: cryptobench engine vs JMH 1.37 (a fork per round, AverageTime), median of %d alternating"
             + " rounds, Java %s, %s%n",
         rounds, Runtime.version(), cpu == null ? "not pinned" : "every thread on CPU " + cpu);
     out.printf("%-34s %14s %14s %8s%n", "case", "engine ns/op", "JMH ns/op", "ratio");
@@ -61,13 +60,7 @@ final class Bench {
         out.printf("%s: %s %s%n", spec.id, c.status, c.reason);
         return 1;
       }
-      current = c;
-      // JMH's own frames (its stub loop, JmhReference.operation) start cold even in this warm JVM:
-      // the engine's compiled loop inlined the operation, so the operation's methods were never
-      // compiled standalone. One long JMH warm-up per case first, as JMH's own defaults would do
-      // (5 x 10 s there; 10 x 0.5 s here), so JMH's figure is its steady state too.
-      new Runner(options(jmhMs, quick ? 3 : 10, quick ? 300 : 500)).runSingle();
-      Options opts = options(jmhMs, 1, jmhMs / 2);
+      Options opts = options(spec.id, jmhMs, quick);
       List<Double> engine = new ArrayList<>(), harness = new ArrayList<>();
       for (int round = 0; round < rounds; round++) {
         c.samples.clear();
@@ -95,16 +88,18 @@ final class Bench {
     return 0;
   }
 
-  static Options options(long measureMs, int warmups, long warmupMs) {
+  static Options options(String caseId, long measureMs, boolean quick) {
     return new OptionsBuilder()
         .include(JmhReference.class.getName() + ".operation")
-        .forks(0)
+        .param("caseId", caseId)
+        .forks(1)
+        .jvmArgsAppend("-Dcryptobench.vectors=" + Vectors.dir(), "-XX:-UsePerfData")
         .threads(1)
         .mode(Mode.AverageTime)
         .timeUnit(TimeUnit.NANOSECONDS)
-        .warmupIterations(warmups)
-        .warmupTime(TimeValue.milliseconds(warmupMs))
-        .measurementIterations(1)
+        .warmupIterations(quick ? 3 : 5)
+        .warmupTime(TimeValue.milliseconds(measureMs))
+        .measurementIterations(quick ? 2 : 4)
         .measurementTime(TimeValue.milliseconds(measureMs))
         .shouldDoGC(false)
         .verbosity(VerboseMode.SILENT)
