@@ -177,9 +177,7 @@ def test_unsupported_pairs_and_bad_requests(jvm_runner):
         xts = served.send(
             {"cmd": "open", "case": tiny_case("sunjce", "aes-256-xts", "encrypt", 64)}
         )
-        blake = served.send(
-            {"cmd": "open", "case": tiny_case("sunjce", "blake2b-512", "hash", 64)}
-        )
+        blake = served.send({"cmd": "open", "case": tiny_case("sunjce", "blake2b-512", "hash", 64)})
         other = served.send({"cmd": "open", "case": tiny_case("openssl", "sha256", "hash", 64)})
         junk = served.send("not json")
         assert served.close()["unsupported"] == 2
@@ -207,9 +205,7 @@ def test_the_jdk25_variant_runs_the_providers_on_java_25(jvm_runner, caps):
     assert all(p["variant"] == "jdk25" for p in listed["providers"])
     with Served(jvm_runner, "--variant", "bouncycastle=jdk25") as served:
         assert served.hello["variants"]["sunjce"] == "jdk25"
-        result = measure_tiny(
-            served, tiny_case("sunjce", "sha256", "hash", 1024, variant="jdk25")
-        )
+        result = measure_tiny(served, tiny_case("sunjce", "sha256", "hash", 1024, variant="jdk25"))
         other = served.send(
             {"cmd": "open", "case": tiny_case("sunjce", "sha256", "hash", 64, variant="default")}
         )
@@ -218,3 +214,26 @@ def test_the_jdk25_variant_runs_the_providers_on_java_25(jvm_runner, caps):
     assert other["status"] == "unsupported" and "--variant sunjce=default" in other["reason"]
     done = run(jvm_runner, "list", "--variant", "sunjce=jdk25", "--variant", "nss=default")
     assert done.returncode == 2 and "use separate runners" in done.stderr.splitlines()[0]
+
+
+def test_a_key_setup_case_times_cipher_init_alone(jvm_runner):
+    """The paper 001 measured key setup: `key_setup` cases time Cipher.init with a new key object
+    and no data, after the algorithm's gate; other kinds refuse the field."""
+    with Served(jvm_runner) as served:
+        result = measure_tiny(
+            served, tiny_case("bouncycastle", "aes-128-cbc", "encrypt", 0, key_setup=True)
+        )
+        hashed = served.send(
+            {"cmd": "open", "case": tiny_case("sunjce", "sha256", "hash", 0, key_setup=True)}
+        )
+        sized = served.send(
+            {
+                "cmd": "open",
+                "case": tiny_case("sunjce", "aes-128-cbc", "encrypt", 16, key_setup=True),
+            }
+        )
+    assert result["key_setup"] is True and result["gate"]["kat"].startswith("passed")
+    assert result["gate"]["timed"] == "canaries intact (key setup writes no output)"
+    assert result["summary"]["median_ns"] > 0
+    assert hashed["type"] == "error" and "ciphers and AEADs only" in hashed["message"]
+    assert sized["type"] == "error" and "size must be 0" in sized["message"]

@@ -9,5 +9,7 @@ final class CaseSpec {
   long size, alignOffset, aadBytes, samples = 11, batch = 1, heapIterations = 8, seed = 1;
   double targetSampleMs = 2, warmupMs = 20;
   boolean agreement = true, inplace = true;
+  /** Additive (docs/protocol.md): a cipher or AEAD case that times Cipher.init alone. */
+  boolean keySetup;
   Map<String, Long> cost = new TreeMap<>();
 }

@@ -157,7 +157,7 @@ final class Engine {
       return;
     }
     int size = (int) c.spec.size;
-    if (size < info.minSize || size % info.blockBytes != 0)
+    if (!c.spec.keySetup && (size < info.minSize || size % info.blockBytes != 0))
       throw new Unsupported(
           info.name
               + " needs messages of at least "
@@ -170,9 +170,28 @@ final class Engine {
     params.key = stream.bytes(info.keyBytes);
     params.iv = stream.bytes(info.ivBytes);
     if (info.kind.equals("aead")) params.aad = stream.bytes((int) c.spec.aadBytes);
-    byte[] plaintext = makeInput(c.spec.input, size, c.spec.seed);
+    // A key-setup case has no message: its gate round-trips one block-sized message instead.
+    int gateSize = c.spec.keySetup ? 64 : size;
+    byte[] plaintext = makeInput(c.spec.input, gateSize, c.spec.seed);
     c.gate = Gate.runGate(p, info, c.spec.operation, plaintext, params);
     if (!c.gate.ok) throw new Types.Failed(c.gate.reason);
+    if (c.spec.keySetup) {
+      // Key setup: the algorithm passed its gate on the case's key; one operation is an init.
+      c.keygen = true; // writes nothing: the canaries are the check
+      allocateBuffers(c, new byte[0], SLACK, false);
+      long before = allocatedBytes();
+      c.op = p.prepareKeySetup(info.name, c.spec.operation, params);
+      c.prepareBytes = allocatedBytes() - before;
+      long t0 = monoNs();
+      c.iterations = calibrate(c, c.spec.targetSampleMs * 1e6, c.spec.warmupMs * 1e6);
+      warmUntilSteady(c);
+      c.calibrationNs = monoNs() - t0;
+      c.warmupNs = c.calibrationNs;
+      before = allocatedBytes();
+      runOps(c, c.spec.heapIterations);
+      c.bytesPerOp = (double) (allocatedBytes() - before) / c.spec.heapIterations;
+      return;
+    }
     byte[] input = plaintext;
     boolean inplace = c.spec.inplace && (info.kind.equals("cipher") || info.kind.equals("aead"));
     if (c.spec.operation.equals("decrypt")) {
@@ -500,9 +519,11 @@ final class Engine {
       return;
     }
     c.timedCheck =
-        c.deterministic
-            ? "output equals the gated instance's; canaries intact"
-            : "canaries intact (randomised output: not compared)";
+        c.spec.keySetup
+            ? "canaries intact (key setup writes no output)"
+            : c.deterministic
+                ? "output equals the gated instance's; canaries intact"
+                : "canaries intact (randomised output: not compared)";
     if (!c.keygen) {
       // More samples may be asked for (adaptive sampling): the buffer goes back to the state
       // sampling starts from.

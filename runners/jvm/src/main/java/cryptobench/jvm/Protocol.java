@@ -47,7 +47,7 @@ final class Protocol {
       Set.of(
           "id", "provider", "variant", "operation", "algorithm", "size", "input", "align_offset",
           "aad_bytes", "samples", "batch", "target_sample_ms", "warmup_ms", "heap_iterations",
-          "seed", "agreement", "cost", "inplace");
+          "seed", "agreement", "cost", "inplace", "key_setup");
 
   static final List<String> OPERATIONS =
       List.of("encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive");
@@ -161,7 +161,12 @@ final class Protocol {
     if (!info.hasOp(s.operation))
       throw f.fail("operation", s.operation + " does not apply to " + s.algorithm + " (a " + info.kind + ")");
     s.size = f.uint("size", null, 0, 1L << 30);
-    if (s.size < info.minSize || s.size % info.blockBytes != 0)
+    s.keySetup = f.bool("key_setup", false);
+    if (s.keySetup && !(info.kind.equals("cipher") || info.kind.equals("aead")))
+      throw f.fail("key_setup", "applies to ciphers and AEADs only, not to " + s.algorithm);
+    if (s.keySetup && s.size != 0)
+      throw f.fail("size", "a key_setup case processes no data: size must be 0");
+    if (!s.keySetup && (s.size < info.minSize || s.size % info.blockBytes != 0))
       throw f.fail(
           "size",
           s.algorithm + " needs at least " + info.minSize + " bytes in multiples of " + info.blockBytes);
@@ -178,6 +183,7 @@ final class Protocol {
     s.seed = f.uint("seed", 1L, 0, -1L);
     s.agreement = f.bool("agreement", true);
     s.inplace = f.bool("inplace", true);
+
     if (m.has("cost")) {
       JsonElement c = m.get("cost");
       if (!c.isJsonObject()) throw f.fail("cost", "must be an object of non-negative integers");
@@ -282,6 +288,7 @@ final class Protocol {
     r.addProperty("align_offset", s.alignOffset);
     r.addProperty("aad_bytes", s.aadBytes);
     r.add("cost", GSON.toJsonTree(s.cost));
+    if (s.keySetup) r.addProperty("key_setup", true);
     if (c.status.equals(Engine.OK)) {
       r.add("samples", samplesJson(c.samples));
       r.add("summary", summarise(c.samples, s.size));

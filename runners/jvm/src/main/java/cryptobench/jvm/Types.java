@@ -155,6 +155,14 @@ final class Types {
 
     KeyParts generateKey(String alg) throws Exception;
 
+    /**
+     * Key setup alone: every run builds a key object from {@code p.key} and initialises the
+     * cipher with it and an IV, processing no data (the paper 001's "key setup").
+     */
+    default Op prepareKeySetup(String alg, String op, Params p) throws Exception {
+      throw new Unsupported(name() + " has no key setup measurement for " + alg);
+    }
+
     Map<String, String> codePath();
 
     /** Non-null when the provider could not be loaded: every case is unsupported with it. */
