@@ -8,6 +8,7 @@ from typing import Any
 
 from cryptobench import lifecycle, plan, runner, store
 from cryptobench.capabilities import Capabilities
+from cryptobench.errors import UserError
 from cryptobench.progress import ProgressBar
 from cryptobench.reproductions.java import model
 from cryptobench.runner.process import RunnerFailure, ServeProcess
@@ -93,9 +94,16 @@ def run_grid(args: argparse.Namespace, g: Grid, quick: bool) -> int:
     runner_args, _ = lifecycle.runner_pinning(None, False)
     bar = ProgressBar()
     try:
-        lifecycle.measure(db, run_id, exe, the_plan.timeout_s, runner_args, bar.update, caps)
+        status = lifecycle.measure(
+            db, run_id, exe, the_plan.timeout_s, runner_args, bar.update, caps
+        )
     finally:
         bar.close()
+    if status == "interrupted":
+        raise UserError(
+            f"interrupted: run {run_id} is stored in part; `cryptobench run --resume {run_id}` "
+            "finishes it"
+        )
     return run_id
 
 

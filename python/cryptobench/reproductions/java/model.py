@@ -71,8 +71,8 @@ PK_ENCRYPTION = ["rsa-1024-oaep-sha256", "rsa-2048-oaep-sha256", "rsa-3072-oaep-
 KEYGEN = ["rsa-1024", "rsa-2048"]
 KEY_SETUP = ["aes-128-cbc", "aes-256-cbc", "des-ede3-cbc"]
 
-QUICK_SYMMETRIC = ["aes-128-cbc", "aes-256-cbc", "des-ede3-cbc", "chacha20"]
-QUICK_HASHES = ["md5", "sha1", "sha256"]
+QUICK_SYMMETRIC = ["aes-128-cbc", "chacha20"]
+QUICK_HASHES = ["md5", "sha256"]
 QUICK_MACS = ["hmac-sha256"]
 QUICK_SIGNATURES = ["rsa-2048-pkcs1-sha256"]
 QUICK_PK_ENCRYPTION = ["rsa-2048-oaep-sha256"]

@@ -112,8 +112,9 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
     not_done.append(model.LEVEL_SOURCE)
     if args.quick:
         not_done.append(
-            "--quick: sizes 128 KiB, 512 KiB, 2 MiB, encryption only, RSA-2048 only, no key "
-            "generation, 5 samples; the full grid is `cryptobench reproduce 001`"
+            "--quick: AES-128-CBC, ChaCha20, MD5, SHA-256, HMAC-SHA-256 and RSA-2048 at 128 KiB, "
+            "512 KiB and 2 MiB, encryption only, no 3DES and no key generation, 5 samples; the "
+            "full grid is `cryptobench reproduce 001`"
         )
     sections = [
         Section("p001-providers", "001: providers and stand-ins",

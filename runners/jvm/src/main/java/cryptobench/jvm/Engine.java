@@ -27,10 +27,11 @@ final class Engine {
   // A sample that starts this long after the previous one ended is a new visit: it re-warms for
   // about REWARM_NS first (engine.hpp, kVisitGapNs and kRewarmNs).
   static final long VISIT_GAP_NS = 50_000, REWARM_NS = 750_000;
-  // JIT warm-up: untimed samples until STEADY_RUN consecutive per-sample times lie within
-  // STEADY_SPREAD of each other, for at most MAX_WARMUP_NS (docs/runners.md).
+  // JIT warm-up: untimed samples until the median of the last STEADY_RUN per-sample times is
+  // within STEADY_SPREAD of the median of the STEADY_RUN before, for at most MAX_WARMUP_NS
+  // (docs/runners.md).
   static final int STEADY_RUN = 5;
-  static final double STEADY_SPREAD = 0.05;
+  static final double STEADY_SPREAD = 0.03;
   static final long MAX_WARMUP_NS = 3_000_000_000L;
 
   static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -393,45 +394,48 @@ final class Engine {
   /**
    * The JIT compiles a method after thousands of calls and recompiles it hotter later, so a
    * figure taken right after calibration can be many times the steady one. Untimed samples of
-   * the calibrated count run until STEADY_RUN consecutive ones lie within STEADY_SPREAD (max/min)
-   * of each other, or MAX_WARMUP_NS passed (steady = false); the count is then rescaled to the
-   * target with the steady per-operation time.
+   * the calibrated count run until the median of the last STEADY_RUN per-sample times is within
+   * STEADY_SPREAD of the median of the STEADY_RUN before them (the level has stopped moving; a
+   * median, so the noise of a shared machine does not keep it from settling), or MAX_WARMUP_NS
+   * passed (steady = false); the count is then rescaled to the target with the steady time.
    */
   static void warmUntilSteady(OpenCase c) throws Exception {
     double targetNs = c.spec.targetSampleMs * 1e6;
     long start = monoNs();
-    double[] recent = new double[STEADY_RUN];
-    int seen = 0;
+    List<Double> times = new ArrayList<>();
     while (true) {
       long t0 = monoNs();
       runOps(c, c.iterations);
       double perOp = (double) (monoNs() - t0) / c.iterations;
       c.warmupIterations += c.iterations;
-      recent[seen % STEADY_RUN] = perOp;
-      seen++;
-      if (seen >= STEADY_RUN) {
-        double lo = Double.MAX_VALUE, hi = 0;
-        for (double v : recent) {
-          lo = Math.min(lo, v);
-          hi = Math.max(hi, v);
-        }
-        if (hi <= lo * (1 + STEADY_SPREAD)) {
+      times.add(perOp);
+      int n = times.size();
+      if (n >= 2 * STEADY_RUN) {
+        double last = median(window(times, n - STEADY_RUN, n));
+        double before = median(window(times, n - 2 * STEADY_RUN, n - STEADY_RUN));
+        c.steadyNsPerOp = last;
+        if (Math.abs(last - before) <= STEADY_SPREAD * before) {
           c.steady = true;
-          c.steadyNsPerOp = median(recent);
           break;
         }
       }
       if (monoNs() - start > MAX_WARMUP_NS) {
-        c.steadyNsPerOp = median(recent);
+        if (c.steadyNsPerOp == 0) c.steadyNsPerOp = median(window(times, Math.max(0, n - STEADY_RUN), n));
         break;
       }
       // A count that no longer fills the target (the JIT made it faster) is scaled back up.
       if (perOp * c.iterations < targetNs / 2) {
         c.iterations = Math.max(1, Math.round(targetNs / perOp));
-        seen = 0;
+        times.clear();
       }
     }
     if (c.steadyNsPerOp > 0) c.iterations = Math.max(1, Math.round(targetNs / c.steadyNsPerOp));
+  }
+
+  private static double[] window(List<Double> v, int from, int to) {
+    double[] out = new double[to - from];
+    for (int i = from; i < to; i++) out[i - from] = v.get(i);
+    return out;
   }
 
   static long[] gcTotals() {
