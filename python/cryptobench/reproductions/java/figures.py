@@ -53,8 +53,14 @@ def rankings(cases: list[CaseResult]) -> str:
         group.sort(key=lambda c: -(figure(c) or 0))
         ranking = " > ".join(f"{c.label} {figure(c):.4g}" for c in group)
         size = group[0].size
-        rows.append([level, alg, op, f"{size >> 10} KiB" if size else "-", unit(group[0]), ranking])
+        rows.append([level, alg, op, size_text(size), unit(group[0]), ranking])
     return text_table(["level", "algorithm", "op", "size", "unit", "ranking (fastest first)"], rows)
+
+
+def size_text(size: int) -> str:
+    if not size:
+        return "-"
+    return f"{size >> 10} KiB" if size >= 1024 else f"{size} B"
 
 
 @dataclass
@@ -70,10 +76,12 @@ class Fit:
 
 def linear_fits(cases: list[CaseResult]) -> list[Fit]:
     """Ordinary least squares t(n) = a + b·n over each sweep's sizes, and its R² (the paper
-    relied on time being proportional to length; it did no test)."""
+    relied on time being proportional to length; it did no test), for ciphers, hashes and MACs."""
     sweeps: dict[tuple, list[CaseResult]] = {}
     for c in cases:
-        if c.size >= 128 * 1024 and c.median_ns:
+        # Time spent per byte only: a signature's cost is its private-key operation, whatever
+        # the length of the message it hashes.
+        if c.symmetric and c.size >= 128 * 1024 and c.median_ns:
             sweeps.setdefault((c.label, c.algorithm, c.operation), []).append(c)
     fits = []
     for (label, alg, op), group in sorted(sweeps.items()):

@@ -55,7 +55,7 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
     setups = grid.key_setup(g, caps)
     db = store.Store.open(args.db)
     results = analysis.load(db, run_id)
-    ok = [c for c in results.ok_cases if c.variant == "default"]
+    ok = [c for c in results.ok_cases() if c.variant == "default"]
 
     fits = figures.linear_fits(ok)
     rs = figures.ratios(ok)
