@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from cryptobench import cli
 from cryptobench.reproductions import CORE
 from cryptobench.reproductions.java import figures, model
 
@@ -56,3 +57,35 @@ def test_ratios_and_rankings_are_taken_at_one_mebibyte():
     assert ratios == {"sunjce": pytest.approx(0.5), "accp": pytest.approx(2.0)}
     ranking = figures.rankings(cases)
     assert ranking.index("accp") < ranking.index("openssl") < ranking.index("sunjce")
+
+
+def test_reproduce_001_measures_the_java_providers_beside_openssl(
+    tmp_path, capsys, monkeypatch, native_runner
+):
+    """End to end on a small grid (SHA-256 at three sizes, AES-128-CBC key setup): the JVM
+    runner's providers and OpenSSL in one stored run, rankings, fits, ratios and claims."""
+    from runner_harness import runner_exe
+
+    runner_exe("cryptobench-runner-jvm")  # skipped, with the reason, where setup left it absent
+    for name, value in {
+        "QUICK_SIZES": [4 * KIB, 16 * KIB, 64 * KIB],
+        "QUICK_SYMMETRIC": [],
+        "QUICK_HASHES": ["sha256"],
+        "QUICK_MACS": [],
+        "QUICK_SIGNATURES": [],
+        "QUICK_PK_ENCRYPTION": [],
+        "QUICK_KEY_SETUP": ["aes-128-cbc"],
+    }.items():
+        monkeypatch.setattr(model, name, value)
+    report = tmp_path / "rep.html"
+    args = ["reproduce", "001", "--quick", "--db", str(tmp_path / "r.db"), "--report", str(report)]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "RSA JSafe 3.6" in out and "accp" in out  # the defunct providers and stand-ins
+    ranking = next(line for line in out.splitlines() if line.lstrip().startswith("4  sha256"))
+    for provider in ("sunjce", "bouncycastle", "openssl"):
+        assert provider in ranking
+    assert "Time is linear in the input length" in out
+    assert "Java providers are slower than native C/C++" in out
+    assert "key setup ns" in out
+    assert 'id="paper-001"' in report.read_text()

@@ -81,7 +81,7 @@ def linear_fits(cases: list[CaseResult]) -> list[Fit]:
     for c in cases:
         # Time spent per byte only: a signature's cost is its private-key operation, whatever
         # the length of the message it hashes.
-        if c.symmetric and c.size >= 128 * 1024 and c.median_ns:
+        if c.symmetric and c.median_ns:
             sweeps.setdefault((c.label, c.algorithm, c.operation), []).append(c)
     fits = []
     for (label, alg, op), group in sorted(sweeps.items()):

@@ -48,7 +48,7 @@ def suite_text(g: Grid, quick: bool) -> str:
     def names(xs: list[str]) -> str:
         return json.dumps(xs)
 
-    ops = '["encrypt", "hash", "mac"]' if quick else '["encrypt", "decrypt", "hash", "mac"]'
+    ops = ["encrypt", "hash", "mac"] if quick else ["encrypt", "decrypt", "hash", "mac"]
     text = f"""description = "paper 001: Java providers and the native comparison, 128 KiB-2 MiB"
 providers = {names(g.providers)}
 sizes = {json.dumps(g.sizes)}
@@ -58,27 +58,19 @@ target_sample_ms = 5
 warmup_ms = 20
 heap_iterations = 2
 timeout_s = 180
-
-[[matrix]]
-algorithms = {names(g.symmetric + g.hashes + g.macs)}
-operations = {ops}
-
-[[matrix]]
-algorithms = {names(g.signatures)}
-operations = ["sign", "verify"]
-
-[[matrix]]
-algorithms = {names(g.pk_encryption)}
-operations = ["encrypt", "decrypt"]
-sizes = [32]
 """
-    if g.keygen:
-        text += f"""
-[[matrix]]
-algorithms = {names(g.keygen)}
-operations = ["keygen"]
-samples = 11
-"""
+    blocks = [
+        (g.symmetric + g.hashes + g.macs, ops, ""),
+        (g.signatures, ["sign", "verify"], ""),
+        (g.pk_encryption, ["encrypt", "decrypt"], "sizes = [32]\n"),
+        (g.keygen, ["keygen"], "samples = 11\n"),
+    ]
+    for algorithms, operations, extra in blocks:
+        if algorithms:
+            text += (
+                f"\n[[matrix]]\nalgorithms = {names(algorithms)}\n"
+                f"operations = {names(operations)}\n{extra}"
+            )
     return text
 
 
