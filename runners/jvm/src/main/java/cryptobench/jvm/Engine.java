@@ -32,7 +32,8 @@ final class Engine {
   // (docs/runners.md).
   static final int STEADY_RUN = 5;
   static final double STEADY_SPREAD = 0.03;
-  static final long MAX_WARMUP_NS = 3_000_000_000L;
+  static final long MAX_WARMUP_NS = 5_000_000_000L;
+  static final long MIN_WARMUP_OPS = 20_000, MIN_WARMUP_NS = 2_000_000_000L;
 
   static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -396,25 +397,39 @@ final class Engine {
    * figure taken right after calibration can be many times the steady one. Untimed samples of
    * the calibrated count run until the median of the last STEADY_RUN per-sample times is within
    * STEADY_SPREAD of the median of the STEADY_RUN before them (the level has stopped moving; a
-   * median, so the noise of a shared machine does not keep it from settling), or MAX_WARMUP_NS
-   * passed (steady = false); the count is then rescaled to the target with the steady time.
+   * median, so the noise of a shared machine does not keep it from settling) and the JIT
+   * compiled nothing during the last STEADY_RUN samples, or MAX_WARMUP_NS passed (steady =
+   * false); the count is then rescaled to the target with the steady time.
    */
   static void warmUntilSteady(OpenCase c) throws Exception {
     double targetNs = c.spec.targetSampleMs * 1e6;
     long start = monoNs();
     List<Double> times = new ArrayList<>();
+    List<Long> compiling = new ArrayList<>();
     while (true) {
       long t0 = monoNs();
       runOps(c, c.iterations);
       double perOp = (double) (monoNs() - t0) / c.iterations;
       c.warmupIterations += c.iterations;
       times.add(perOp);
+      compiling.add(compilationMs());
       int n = times.size();
       if (n >= 2 * STEADY_RUN) {
         double last = median(window(times, n - STEADY_RUN, n));
         double before = median(window(times, n - 2 * STEADY_RUN, n - STEADY_RUN));
         c.steadyNsPerOp = last;
-        if (Math.abs(last - before) <= STEADY_SPREAD * before) {
+        // The JIT compiles in the background, and a method can sit at one tier (interpreted,
+        // C1) for a while before C2 has it: a level that holds is steady only once the
+        // compilers have been idle for the last samples.
+        boolean jitIdle = compiling.get(n - 1).equals(compiling.get(n - STEADY_RUN - 1));
+        // ... and the JIT compiles a method only once it was called thousands of times (C2:
+        // Tier4 thresholds of 5,000-15,000 calls), and stays idle until then: an operation whose
+        // hot code is one call per message (GHASH.processBlocks) needs that many operations.
+        // Operations of milliseconds would need minutes for that: for them, two seconds of
+        // warm-up (their inner loops compile on their own back-edge counts) is the floor.
+        boolean enoughCalls =
+            c.warmupIterations >= MIN_WARMUP_OPS || monoNs() - start >= MIN_WARMUP_NS;
+        if (enoughCalls && jitIdle && Math.abs(last - before) <= STEADY_SPREAD * before) {
           c.steady = true;
           break;
         }
@@ -427,9 +442,18 @@ final class Engine {
       if (perOp * c.iterations < targetNs / 2) {
         c.iterations = Math.max(1, Math.round(targetNs / perOp));
         times.clear();
+        compiling.clear();
       }
     }
     if (c.steadyNsPerOp > 0) c.iterations = Math.max(1, Math.round(targetNs / c.steadyNsPerOp));
+  }
+
+  static final java.lang.management.CompilationMXBean JIT =
+      ManagementFactory.getCompilationMXBean();
+
+  /** Milliseconds the JIT compilers have spent so far (0 where the JVM does not say). */
+  static long compilationMs() {
+    return JIT != null && JIT.isCompilationTimeMonitoringSupported() ? JIT.getTotalCompilationTime() : 0;
   }
 
   private static double[] window(List<Double> v, int from, int to) {

@@ -255,6 +255,9 @@ public final class Main {
     return t.failed > 0 ? 1 : 0;
   }
 
+  /** The CPUs the JVM saw when it started (its ergonomics: GC, compiler threads), before pinning. */
+  static final int START_CPUS = Runtime.getRuntime().availableProcessors();
+
   public static void main(String[] args) throws Exception {
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     Options o;
