@@ -1,6 +1,12 @@
 package cryptobench.jvm;
 
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -51,30 +57,22 @@ final class Bench {
     int rounds = quick ? 3 : 7;
     long jmhMs = quick ? 250 : 500;
     out.printf(
-        "fidelity: engine (median of 11 samples of 25 ms) vs JMH 1.37 (a fork per round, AverageTime,"
+        "fidelity: engine (a serve process per round, median of 11 samples of 25 ms) vs JMH 1.37 (a fork per round, AverageTime,"
             + " median of 11 iterations of 25 ms), median of %d alternating"
             + " rounds, Java %s, %s%n",
         rounds, Runtime.version(), cpu == null ? "not pinned" : "every thread on CPU " + cpu);
     out.printf("%-34s %14s %14s %8s%n", "case", "engine ns/op", "JMH ns/op", "ratio");
     double worst = 1;
     for (CaseSpec spec : CASES) {
-      Engine.OpenCase c = Engine.openCase(spec);
-      if (!c.status.equals(Engine.OK)) {
-        out.printf("%s: %s %s%n", spec.id, c.status, c.reason);
-        return 1;
-      }
       Options opts = options(spec.id, jmhMs, quick);
       List<Double> engine = new ArrayList<>(), harness = new ArrayList<>();
       for (int round = 0; round < rounds; round++) {
-        c.samples.clear();
-        c.checked = false;
-        for (int i = 0; i < 11; i++) Engine.sample(c);
-        engine.add(Protocol.summarise(c.samples, spec.size).get("median_ns").getAsDouble());
+        String failed = engineRound(spec, engine);
+        if (failed != null) {
+          out.printf("%s: %s%n", spec.id, failed);
+          return 1;
+        }
         harness.add(medianIteration(new Runner(opts).runSingle()));
-      }
-      if (!c.status.equals(Engine.OK)) {
-        out.printf("%s: %s %s%n", spec.id, c.status, c.reason);
-        return 1;
       }
       double e = median(engine), h = median(harness), ratio = e / h;
       worst = Math.max(worst, Math.max(ratio, 1 / ratio));
@@ -118,6 +116,62 @@ final class Bench {
    * shared machine a mean over long iterations counts every preemption, a median of short ones
    * few, so both harnesses are summarised the same way.
    */
+  /**
+   * One engine round in a JVM of its own, as the coordinator runs it: a `serve` process (pinned
+   * like this one, with this JVM's start-up ergonomics) opens the case, warms it until steady and
+   * takes 11 samples of 25 ms; the result's median goes to {@code into}. Null, or what failed.
+   */
+  static String engineRound(CaseSpec spec, List<Double> into) throws Exception {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:-UsePerfData",
+                "-XX:ActiveProcessorCount=" + Main.START_CPUS,
+                "-Dcryptobench.vectors=" + Vectors.dir(),
+                "-Dcryptobench.variant=" + Variants.current(),
+                "-Dcryptobench.jdk25=" + System.getProperty("cryptobench.jdk25", ""),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "serve",
+                "--no-pin"));
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    try (PrintStream in = new PrintStream(p.getOutputStream(), true, StandardCharsets.UTF_8);
+        BufferedReader out =
+            new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      out.readLine(); // hello
+      JsonObject c = new JsonObject();
+      c.addProperty("id", spec.id);
+      c.addProperty("provider", spec.provider);
+      c.addProperty("operation", spec.operation);
+      c.addProperty("algorithm", spec.algorithm);
+      c.addProperty("size", spec.size);
+      c.addProperty("samples", 11);
+      c.addProperty("target_sample_ms", spec.targetSampleMs);
+      c.addProperty("warmup_ms", spec.warmupMs);
+      c.addProperty("heap_iterations", 1);
+      JsonObject open = new JsonObject();
+      open.addProperty("cmd", "open");
+      open.add("case", c);
+      in.println(Protocol.GSON.toJson(open));
+      JsonObject opened = JsonParser.parseString(out.readLine()).getAsJsonObject();
+      if (!opened.get("status").getAsString().equals(Engine.OK))
+        return opened.get("status").getAsString() + " " + opened.get("reason").getAsString();
+      in.println("{\"cmd\": \"sample\", \"id\": \"" + spec.id + "\", \"count\": 11}");
+      out.readLine();
+      in.println("{\"cmd\": \"close\", \"id\": \"" + spec.id + "\"}");
+      JsonObject result = JsonParser.parseString(out.readLine()).getAsJsonObject();
+      if (!result.get("status").getAsString().equals(Engine.OK))
+        return result.get("status").getAsString() + " " + result.get("reason").getAsString();
+      into.add(result.getAsJsonObject("summary").get("median_ns").getAsDouble());
+      in.println("{\"cmd\": \"quit\"}");
+    } finally {
+      if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) p.destroyForcibly();
+    }
+    return null;
+  }
+
   static double medianIteration(RunResult r) {
     List<Double> scores = new ArrayList<>();
     for (BenchmarkResult b : r.getBenchmarkResults())
