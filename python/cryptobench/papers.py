@@ -35,7 +35,7 @@ PAPERS: dict[str, Paper] = {
             "001",
             "Benchmarking of Java crypto algorithms: seven JCA providers and one C library",
             2008,
-            "cryptobench run with the Java providers",
+            "a core run over the JVM runner's providers and OpenSSL",
             (
                 "Which Java provider is fastest, per security level and kind of primitive?",
                 "How far behind a C/C++ library are the Java providers?",

@@ -4,7 +4,7 @@ experiment at its settings, our figures beside its figures, and one reproduction
 import argparse
 from pathlib import Path
 
-from cryptobench import papers, scenarios
+from cryptobench import papers, reproductions, scenarios
 from cryptobench.files import write_file
 from cryptobench.scenarios.base import Reproduction
 
@@ -28,6 +28,8 @@ def reproduce_one(number: str, args: argparse.Namespace) -> Reproduction:
     for scenario in scenarios.for_paper(number):
         if scenario.reproduce is not None:
             return scenario.reproduce(args)
+    if number in reproductions.CORE:  # a paper a core run repeats (not a scenario)
+        return reproductions.CORE[number](args)
     reason = f"nothing in this cryptobench repeats it yet ({paper.repeated_by} is not available)"
     return Reproduction(number, paper.title, [], "", [], not_reproduced=[reason])
 

@@ -1,0 +1,15 @@
+# The JVM runner (runners/jvm): JCA providers `sunjce`, `bouncycastle`, `accp`, `conscrypt` and
+# `nss` (SunPKCS11 on NSS's softoken). `make setup` builds it with Maven (pinned versions, resolved
+# into ~/.m2 once) and writes .venv/bin/cryptobench-runner-jvm; without a JDK, Maven or Maven
+# Central it prints why and the JVM providers are absent (runners/jvm/build.sh never fails setup).
+# Its tests (python/tests/test_runner_jvm.py) run with the other Python tests.
+SETUP_TARGETS += runner-jvm
+
+.PHONY: runner-jvm bench-jvm
+
+runner-jvm: venv
+	@bash runners/jvm/build.sh $(abspath $(VENV))/bin
+
+# Fidelity: the engine's loop against JMH on the reference cases (ratio 0.9-1.1).
+bench-jvm:
+	$(VENV)/bin/cryptobench-runner-jvm bench

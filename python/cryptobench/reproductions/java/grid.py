@@ -1,0 +1,130 @@
+"""Measuring the paper 001's grid: one core run (stored like any other) over the Java providers
+and the native comparison, and the key-setup cases the JVM runner measures on its own."""
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptobench import lifecycle, plan, runner, store
+from cryptobench.capabilities import Capabilities
+from cryptobench.errors import UserError
+from cryptobench.progress import ProgressBar
+from cryptobench.reproductions.java import model
+from cryptobench.runner.process import RunnerFailure, ServeProcess
+
+
+@dataclass
+class Grid:
+    providers: list[str]
+    sizes: list[int]
+    symmetric: list[str]
+    hashes: list[str]
+    macs: list[str]
+    signatures: list[str]
+    pk_encryption: list[str]
+    keygen: list[str]
+    key_setup: list[str]
+    samples: int
+    absent: dict[str, str] = field(default_factory=dict)  # provider -> why
+
+
+def choose(caps: Capabilities, quick: bool) -> Grid:
+    present = [p for p in [*model.JAVA_PROVIDERS, model.NATIVE] if p in caps.providers]
+    why = "; ".join(f"{r}: {w}" for r, w in caps.absent.items()) or "not built here"
+    absent = {p: why for p in [*model.JAVA_PROVIDERS, model.NATIVE] if p not in caps.providers}
+    if quick:
+        return Grid(present, model.QUICK_SIZES, model.QUICK_SYMMETRIC, model.QUICK_HASHES,
+                    model.QUICK_MACS, model.QUICK_SIGNATURES, model.QUICK_PK_ENCRYPTION, [],
+                    model.QUICK_KEY_SETUP, 5, absent)  # fmt: skip
+    return Grid(present, model.SIZES, model.SYMMETRIC, model.HASHES, model.MACS,
+                model.SIGNATURES, model.PK_ENCRYPTION, model.KEYGEN, model.KEY_SETUP, 11,
+                absent)  # fmt: skip
+
+
+def suite_text(g: Grid, quick: bool) -> str:
+    """The grid as a suite file (docs/methodology.md, "Suites")."""
+
+    def names(xs: list[str]) -> str:
+        return json.dumps(xs)
+
+    ops = ["encrypt", "hash", "mac"] if quick else ["encrypt", "decrypt", "hash", "mac"]
+    text = f"""description = "paper 001: Java providers and the native comparison, 128 KiB-2 MiB"
+providers = {names(g.providers)}
+sizes = {json.dumps(g.sizes)}
+samples = {g.samples}
+batch = 3
+target_sample_ms = 5
+warmup_ms = 20
+heap_iterations = 2
+timeout_s = 180
+"""
+    blocks = [
+        (g.symmetric + g.hashes + g.macs, ops, ""),
+        (g.signatures, ["sign", "verify"], ""),
+        (g.pk_encryption, ["encrypt", "decrypt"], "sizes = [32]\n"),
+        (g.keygen, ["keygen"], "samples = 11\n"),
+    ]
+    for algorithms, operations, extra in blocks:
+        if algorithms:
+            text += (
+                f"\n[[matrix]]\nalgorithms = {names(algorithms)}\n"
+                f"operations = {names(operations)}\n{extra}"
+            )
+    return text
+
+
+def run_grid(args: argparse.Namespace, g: Grid, quick: bool) -> int:
+    suite = plan.parse_suite(suite_text(g, quick), "paper-001", "the paper 001 grid")
+    exe = runner.find_runner()
+    caps = runner.discover()
+    the_plan = plan.expand(suite, caps)
+    db = store.Store.open(args.db)
+    note = "reproduce 001" + (" --quick" if quick else "")
+    argv = getattr(args, "argv", ["cryptobench", "reproduce", "001"])
+    run_id = lifecycle.create_core_run(db, the_plan, exe, caps, argv, note)
+    runner_args, _ = lifecycle.runner_pinning(None, False)
+    bar = ProgressBar()
+    try:
+        status = lifecycle.measure(
+            db, run_id, exe, the_plan.timeout_s, runner_args, bar.update, caps
+        )
+    finally:
+        bar.close()
+    if status == "interrupted":
+        raise UserError(
+            f"interrupted: run {run_id} is stored in part; `cryptobench run --resume {run_id}` "
+            "finishes it"
+        )
+    return run_id
+
+
+def key_setup(g: Grid, caps: Capabilities) -> dict[tuple[str, str], dict[str, Any]]:
+    """(provider, algorithm) -> the JVM runner's result of its key-setup case (docs/protocol.md,
+    `key_setup`), one serve process per provider, as the coordinator runs one."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    paths = runner.runner_paths(caps)
+    for provider in g.providers:
+        if provider not in model.JAVA_PROVIDERS or provider not in paths:
+            continue
+        offered = caps.providers[provider].algorithms
+        serve = ServeProcess(paths[provider], provider, "default", 120.0, ["--no-pin"])
+        try:
+            serve.start()
+            for alg in g.key_setup:
+                if "encrypt" not in offered.get(alg, ()):
+                    continue
+                case = {"id": f"{provider}-{alg}", "provider": provider, "algorithm": alg,
+                        "operation": "encrypt", "size": 0, "key_setup": True,
+                        "target_sample_ms": 2, "warmup_ms": 20}  # fmt: skip
+                opened = serve.request({"cmd": "open", "case": case}, "opening a key setup")
+                if opened.get("status") != "ok":
+                    out[(provider, alg)] = opened
+                    continue
+                serve.request({"cmd": "sample", "id": case["id"], "count": g.samples}, "sampling")
+                out[(provider, alg)] = serve.request({"cmd": "close", "id": case["id"]}, "closing")
+        except RunnerFailure as e:
+            out[(provider, "*")] = {"status": "failed", "reason": str(e)}
+        finally:
+            serve.stop()
+    return out

@@ -1,0 +1,91 @@
+"""The paper 001 reproduction's analysis: its security levels, the linearity fit it reports and
+the Java ÷ native ratios, on cases with known figures."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from cryptobench import cli
+from cryptobench.reproductions import CORE
+from cryptobench.reproductions.java import figures, model
+
+KIB = 1024
+
+
+def case(provider, algorithm, size, ns, operation="encrypt", bits=128):
+    return SimpleNamespace(
+        provider=provider,
+        variant="default",
+        label=provider,
+        algorithm=algorithm,
+        operation=operation,
+        size=size,
+        median_ns=ns,
+        symmetric=True,
+        bytes_per_s=size / ns * 1e9,
+        ops_per_s=1e9 / ns,
+        security_bits=bits,
+    )
+
+
+def test_levels_follow_the_papers_time_frames():
+    assert [figures.level_of(b) for b in (64, 80, 96, 112, 128, 256)] == [
+        "0", "1", "2", "3", "4", "4"
+    ]  # fmt: skip
+    assert "001" in CORE
+
+
+def test_a_linear_sweep_fits_with_r2_one_and_a_curved_one_does_not():
+    sizes = model.SIZES
+    linear = [case("sunjce", "aes-128-cbc", n, 500 + 0.8 * n) for n in sizes]
+    curved = [case("bouncycastle", "aes-128-cbc", n, 1e-6 * n * n) for n in sizes]
+    fits = {f.label: f for f in figures.linear_fits(linear + curved)}
+    assert fits["sunjce"].r2 == pytest.approx(1.0)
+    assert fits["sunjce"].b_ns_per_byte == pytest.approx(0.8)
+    assert fits["sunjce"].a_ns == pytest.approx(500, rel=1e-3)
+    assert fits["bouncycastle"].r2 < 0.99
+
+
+def test_ratios_and_rankings_are_taken_at_one_mebibyte():
+    cases = [
+        case("openssl", "sha256", 2 * 1024 * KIB, 1000.0, "hash"),
+        case("openssl", "sha256", 1024 * KIB, 1000.0, "hash"),
+        case("sunjce", "sha256", 1024 * KIB, 2000.0, "hash"),
+        case("accp", "sha256", 1024 * KIB, 500.0, "hash"),
+    ]
+    ratios = {p: r for p, _, _, r in figures.ratios(cases)}
+    assert ratios == {"sunjce": pytest.approx(0.5), "accp": pytest.approx(2.0)}
+    ranking = figures.rankings(cases)
+    assert ranking.index("accp") < ranking.index("openssl") < ranking.index("sunjce")
+
+
+def test_reproduce_001_measures_the_java_providers_beside_openssl(
+    tmp_path, capsys, monkeypatch, native_runner
+):
+    """End to end on a small grid (SHA-256 at three sizes, AES-128-CBC key setup): the JVM
+    runner's providers and OpenSSL in one stored run, rankings, fits, ratios and claims."""
+    from runner_harness import runner_exe
+
+    runner_exe("cryptobench-runner-jvm")  # skipped, with the reason, where setup left it absent
+    for name, value in {
+        "QUICK_SIZES": [4 * KIB, 16 * KIB, 64 * KIB],
+        "QUICK_SYMMETRIC": [],
+        "QUICK_HASHES": ["sha256"],
+        "QUICK_MACS": [],
+        "QUICK_SIGNATURES": [],
+        "QUICK_PK_ENCRYPTION": [],
+        "QUICK_KEY_SETUP": ["aes-128-cbc"],
+    }.items():
+        monkeypatch.setattr(model, name, value)
+    report = tmp_path / "rep.html"
+    args = ["reproduce", "001", "--quick", "--db", str(tmp_path / "r.db"), "--report", str(report)]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "RSA JSafe 3.6" in out and "accp" in out  # the defunct providers and stand-ins
+    ranking = next(line for line in out.splitlines() if line.lstrip().startswith("4  sha256"))
+    for provider in ("sunjce", "bouncycastle", "openssl"):
+        assert provider in ranking
+    assert "Time is linear in the input length" in out
+    assert "Java providers are slower than native C/C++" in out
+    assert "key setup ns" in out
+    assert 'id="paper-001"' in report.read_text()

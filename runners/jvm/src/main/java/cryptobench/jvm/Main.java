@@ -1,0 +1,296 @@
+package cryptobench.jvm;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import cryptobench.jvm.Gate.Report;
+import cryptobench.jvm.Types.AlgorithmInfo;
+import cryptobench.jvm.Types.CryptoProvider;
+import cryptobench.jvm.Types.Params;
+import cryptobench.jvm.Types.Unsupported;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * cryptobench-runner-jvm: the JVM runner (providers sunjce, bouncycastle, accp, conscrypt, nss).
+ * It speaks the runner protocol of docs/protocol.md like cryptobench-native; docs/runners.md
+ * describes its measurement.
+ */
+public final class Main {
+  private Main() {}
+
+  static final String USAGE =
+      "usage: cryptobench-runner-jvm list  [--variant P=V]...\n"
+          + "       cryptobench-runner-jvm serve [--variant P=V]... [--cpu N|--no-pin] [--vectors DIR]\n"
+          + "       cryptobench-runner-jvm check [--provider P]... [--variant P=V]... [--vectors DIR]\n"
+          + "       cryptobench-runner-jvm bench [--quick] [--cpu N|--no-pin]   (fidelity against JMH)\n"
+          + "Protocol and message formats: docs/protocol.md\n";
+
+  static final class UsageError extends Exception {
+    UsageError(String m) {
+      super(m);
+    }
+  }
+
+  static final class Options {
+    String command = "";
+    final List<String> providers = new ArrayList<>();
+    int cpu = -1;
+    boolean pin = true, quick;
+    String variant = "";
+  }
+
+  static Options parseArgs(String[] args) throws UsageError {
+    Options o = new Options();
+    if (args.length < 1) throw new UsageError("missing command (list, serve, check, bench)");
+    o.command = args[0];
+    if (o.command.equals("-h") || o.command.equals("--help")) {
+      o.command = "--help";
+      return o;
+    }
+    if (!List.of("list", "serve", "check", "bench").contains(o.command))
+      throw new UsageError("unknown command '" + o.command + "' (list, serve, check, bench)");
+    for (int i = 1; i < args.length; i++) {
+      String a = args[i];
+      boolean hasValue = i + 1 < args.length;
+      switch (a) {
+        case "--variant":
+          {
+            if (!hasValue) throw new UsageError(a + " needs a value");
+            String v = args[++i];
+            int eq = v.indexOf('=');
+            if (eq <= 0 || eq == v.length() - 1)
+              throw new UsageError("--variant takes PROVIDER=VARIANT, got '" + v + "'");
+            String p = v.substring(0, eq), variant = v.substring(eq + 1);
+            if (!Providers.NAMES.contains(p))
+              throw new UsageError("--variant: unknown provider '" + p + "'");
+            if (!Variants.known(variant))
+              throw new UsageError(
+                  "--variant: " + p + " has no variant '" + variant + "' (" + Variants.names() + ")");
+            if (!o.variant.isEmpty() && !o.variant.equals(variant))
+              throw new UsageError(
+                  "--variant: the JVM providers share one JVM, so one runner runs them all as one"
+                      + " variant, not "
+                      + o.variant
+                      + " and "
+                      + variant
+                      + "; use separate runners");
+            o.variant = variant;
+            break;
+          }
+        case "--provider":
+          {
+            if (!o.command.equals("check")) throw new UsageError("unknown option '" + a + "' for " + o.command);
+            if (!hasValue) throw new UsageError(a + " needs a value");
+            String v = args[++i];
+            if (!Providers.NAMES.contains(v)) throw new UsageError("--provider: unknown provider '" + v + "'");
+            o.providers.add(v);
+            break;
+          }
+        case "--cpu":
+          {
+            if (!hasValue) throw new UsageError(a + " needs a value");
+            String v = args[++i];
+            try {
+              o.cpu = Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+              o.cpu = -2;
+            }
+            if (o.cpu < 0 || o.cpu >= 1024) throw new UsageError("--cpu takes a CPU number, got '" + v + "'");
+            break;
+          }
+        case "--no-pin":
+          o.pin = false;
+          break;
+        case "--quick":
+          if (!o.command.equals("bench")) throw new UsageError("unknown option '" + a + "' for " + o.command);
+          o.quick = true;
+          break;
+        case "--vectors":
+          if (!hasValue) throw new UsageError(a + " needs a value");
+          Vectors.dirFlag = args[++i];
+          break;
+        case "-h":
+        case "--help":
+          o.command = "--help";
+          break;
+        default:
+          throw new UsageError("unknown option '" + a + "' for " + o.command);
+      }
+    }
+    return o;
+  }
+
+  /**
+   * Every thread of the JVM (the measuring one, the JIT compilers, the GC) onto one CPU, by
+   * default the last one allowed (CPU 0 takes more interrupts), with taskset -a. Threads started
+   * later inherit it. Returns the CPU, or null when not pinned.
+   */
+  static Integer pin(Options o) throws UsageError {
+    if (!o.pin) return null;
+    Set<Integer> allowed = Machine.allowedCpus();
+    if (allowed.isEmpty()) return null;
+    int cpu = o.cpu;
+    if (cpu >= 0) {
+      if (!allowed.contains(cpu)) throw new UsageError("--cpu " + cpu + ": not available to this process");
+    } else {
+      cpu = allowed.stream().max(Integer::compare).get();
+    }
+    try {
+      Process p =
+          new ProcessBuilder(
+                  "taskset", "-a", "-c", "-p", String.valueOf(cpu), String.valueOf(ProcessHandle.current().pid()))
+              .redirectErrorStream(true)
+              .start();
+      p.getInputStream().readAllBytes();
+      if (p.waitFor() != 0) return null;
+    } catch (Exception e) {
+      return null; // no taskset: unpinned, and hello says so
+    }
+    return cpu;
+  }
+
+  static JsonObject capabilities() {
+    JsonObject machine = Machine.record();
+    JsonObject libs = new JsonObject();
+    JsonArray provs = new JsonArray();
+    Set<String> offered = new HashSet<>();
+    for (CryptoProvider p : Providers.all()) {
+      JsonArray algs = new JsonArray();
+      for (String a : p.algorithms()) {
+        offered.add(a);
+        JsonObject e = new JsonObject();
+        e.addProperty("name", a);
+        e.add("operations", Protocol.GSON.toJsonTree(Types.findAlgorithm(a).operations));
+        algs.add(e);
+      }
+      JsonObject o = new JsonObject();
+      o.addProperty("name", p.name());
+      o.addProperty("version", p.version());
+      o.addProperty("variant", Variants.current());
+      o.add("variants", Variants.json());
+      o.add("algorithms", algs);
+      o.add("code_path", Protocol.GSON.toJsonTree(p.codePath()));
+      if (p.loadError() != null) o.addProperty("loading_error", p.loadError());
+      o.add("not_offered", Protocol.GSON.toJsonTree(p.notOffered()));
+      provs.add(o);
+      libs.addProperty(p.name(), p.version());
+    }
+    machine.add("libraries", libs);
+    JsonArray algs = new JsonArray();
+    for (AlgorithmInfo a : Types.CATALOGUE) if (offered.contains(a.name)) algs.add(a.raw);
+    JsonObject caps =
+        Protocol.obj(
+            "type", "capabilities", "schema", Protocol.SCHEMA, "runner", Protocol.RUNNER,
+            "runner_version", Protocol.VERSION);
+    caps.add("machine", machine);
+    caps.add("algorithms", algs);
+    caps.add("providers", provs);
+    return caps;
+  }
+
+  /** gate_pk.cpp, cheap_kdf_params. */
+  static Map<String, Long> cheapCost(AlgorithmInfo info) {
+    Map<String, Long> c = new TreeMap<>();
+    if (info.name.startsWith("pbkdf2")) c.put("iterations", 1000L);
+    else if (info.name.equals("scrypt")) c.putAll(Map.of("N", 1024L, "r", 8L, "p", 1L));
+    else if (info.name.equals("argon2id")) c.putAll(Map.of("t", 2L, "m", 1024L, "p", 1L));
+    return c;
+  }
+
+  /** The gate for every provider × algorithm × operation (protocol.cpp, command_check). */
+  static int commandCheck(List<String> names, PrintStream out) {
+    if (names.isEmpty()) names = Providers.NAMES;
+    Protocol.Totals t = new Protocol.Totals();
+    for (String name : names.stream().sorted().toList()) {
+      CryptoProvider p = Providers.byName(name);
+      for (String alg : p.algorithms()) {
+        AlgorithmInfo info = Types.findAlgorithm(alg);
+        int n = info.blockBytes > 1 ? 1024 : 1000;
+        ByteStream stream = new ByteStream(7);
+        Params params = new Params();
+        params.key = stream.bytes(info.keyBytes);
+        params.iv = stream.bytes(info.ivBytes);
+        byte[] input = stream.bytes(n);
+        boolean pk = info.isPkOrKdf();
+        if (pk) {
+          input = java.util.Arrays.copyOf(input, 32);
+          CaseSpec spec = new CaseSpec();
+          spec.cost = cheapCost(info);
+          try {
+            params = EnginePk.caseParams(info, spec);
+          } catch (Exception e) {
+            params = new Params();
+          }
+        }
+        for (String op : info.operations) {
+          Report g;
+          String status;
+          try {
+            g = pk ? GatePk.runPkGate(p, info, op, input, params) : Gate.runGate(p, info, op, input, params);
+            status = g.ok ? Engine.OK : Engine.FAILED;
+          } catch (Unsupported u) {
+            g = new Report();
+            g.reason = u.getMessage();
+            status = Engine.UNSUPPORTED;
+          }
+          t.count(status);
+          JsonObject m =
+              Protocol.obj(
+                  "type", "check", "provider", name, "variant", Variants.current(), "algorithm", alg,
+                  "operation", op, "status", status, "reason", g.reason);
+          m.add("gate", Protocol.gateJson(g));
+          Protocol.emit(out, m);
+        }
+      }
+    }
+    Protocol.emit(out, t.message());
+    return t.failed > 0 ? 1 : 0;
+  }
+
+  /** The CPUs the JVM saw when it started (its ergonomics: GC, compiler threads), before pinning. */
+  static final int START_CPUS = Runtime.getRuntime().availableProcessors();
+
+  public static void main(String[] args) throws Exception {
+    PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+    Options o;
+    try {
+      o = parseArgs(args);
+      if (o.command.equals("--help")) {
+        System.out.print(USAGE);
+        return;
+      }
+      String why = Variants.check(o.variant.isEmpty() ? "default" : o.variant);
+      if (why != null) throw new Types.Failed(why);
+      switch (o.command) {
+        case "list":
+          Protocol.emit(out, capabilities());
+          System.exit(0);
+          return;
+        case "check":
+          System.exit(commandCheck(o.providers, out));
+          return;
+        default:
+      }
+      Integer cpu = pin(o);
+      if (o.command.equals("bench")) System.exit(Bench.run(out, o.quick, cpu));
+      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      System.exit(Protocol.serve(in, out, cpu));
+    } catch (UsageError e) {
+      System.err.println(Protocol.RUNNER + ": " + e.getMessage());
+      System.err.print(USAGE);
+      System.exit(2);
+    } catch (Exception e) {
+      System.err.println(Protocol.RUNNER + ": " + Types.message(e));
+      System.exit(2);
+    }
+  }
+
+}

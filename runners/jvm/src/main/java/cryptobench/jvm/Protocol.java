@@ -1,0 +1,447 @@
+package cryptobench.jvm;
+
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import com.google.gson.JsonPrimitive;
+import com.google.gson.Strictness;
+import com.google.gson.stream.JsonReader;
+import cryptobench.jvm.Engine.OpenCase;
+import cryptobench.jvm.Engine.Sample;
+import cryptobench.jvm.Gate.Report;
+import cryptobench.jvm.Types.AlgorithmInfo;
+import java.io.BufferedReader;
+import java.io.PrintStream;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The runner protocol (docs/protocol.md): case parsing with the native runner's checks and
+ * messages, and the serve loop (runners/go/protocol.go).
+ */
+final class Protocol {
+  private Protocol() {}
+
+  static final int SCHEMA = 1;
+  static final String RUNNER = "cryptobench-runner-jvm", VERSION = "0.1.0";
+  static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
+
+  /** A malformed request or spec: an `error` reply, the runner carries on. */
+  static final class SpecError extends Exception {
+    SpecError(String m) {
+      super(m);
+    }
+  }
+
+  static final Set<String> CASE_FIELDS =
+      Set.of(
+          "id", "provider", "variant", "operation", "algorithm", "size", "input", "align_offset",
+          "aad_bytes", "samples", "batch", "target_sample_ms", "warmup_ms", "heap_iterations",
+          "seed", "agreement", "cost", "inplace", "key_setup");
+
+  static final List<String> OPERATIONS =
+      List.of("encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive");
+
+  static JsonElement parseJson(String line) throws SpecError {
+    try {
+      JsonReader r = new JsonReader(new StringReader(line));
+      r.setStrictness(Strictness.STRICT);
+      JsonElement e = JsonParser.parseReader(r);
+      if (r.peek() != com.google.gson.stream.JsonToken.END_DOCUMENT)
+        throw new SpecError("request is not valid JSON: trailing data after the JSON value");
+      return e;
+    } catch (SpecError e) {
+      throw e;
+    } catch (Exception e) {
+      String m = e.getMessage() == null ? e.toString() : e.getMessage();
+      throw new SpecError("request is not valid JSON: " + m);
+    }
+  }
+
+  private static final class Fields {
+    final JsonObject m;
+    final String where;
+
+    Fields(JsonObject m, String where) {
+      this.m = m;
+      this.where = where;
+    }
+
+    SpecError fail(String name, String why) {
+      return new SpecError(where + "." + name + ": " + why);
+    }
+
+    String str(String name, String fallback) throws SpecError {
+      JsonElement v = m.get(name);
+      if (v == null) {
+        if (fallback != null) return fallback;
+        throw fail(name, "missing");
+      }
+      if (!v.isJsonPrimitive() || !v.getAsJsonPrimitive().isString()) throw fail(name, "must be a string");
+      return v.getAsString();
+    }
+
+    long uint(String name, Long fallback, long lo, long hi) throws SpecError {
+      JsonElement v = m.get(name);
+      if (v == null) {
+        if (fallback != null) return fallback;
+        throw fail(name, "missing");
+      }
+      Long x = uintOf(v);
+      if (x == null) throw fail(name, "must be a non-negative integer");
+      if (Long.compareUnsigned(x, lo) < 0 || Long.compareUnsigned(x, hi) > 0)
+        throw fail(name, "must be between " + Long.toUnsignedString(lo) + " and " + Long.toUnsignedString(hi));
+      return x;
+    }
+
+    double number(String name, double fallback, double lo) throws SpecError {
+      JsonElement v = m.get(name);
+      if (v == null) return fallback;
+      if (!v.isJsonPrimitive() || !v.getAsJsonPrimitive().isNumber()) throw fail(name, "must be a number");
+      double x = v.getAsDouble();
+      if (!(x >= lo)) throw fail(name, "must be at least " + fmt(lo));
+      return x;
+    }
+
+    boolean bool(String name, boolean fallback) throws SpecError {
+      JsonElement v = m.get(name);
+      if (v == null) return fallback;
+      if (!v.isJsonPrimitive() || !v.getAsJsonPrimitive().isBoolean()) throw fail(name, "must be true or false");
+      return v.getAsBoolean();
+    }
+  }
+
+  static String fmt(double d) {
+    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+  }
+
+  /** An unsigned 64-bit integer literal, or null. */
+  static Long uintOf(JsonElement v) {
+    if (!v.isJsonPrimitive() || !v.getAsJsonPrimitive().isNumber()) return null;
+    String s = v.getAsJsonPrimitive().getAsString();
+    if (s.contains(".") || s.contains("e") || s.contains("E") || s.contains("-")) return null;
+    try {
+      return Long.parseUnsignedLong(s);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  /** protocol.cpp, parse_case. */
+  static CaseSpec parseCase(JsonElement raw, String where) throws SpecError {
+    if (raw == null || !raw.isJsonObject()) throw new SpecError(where + ": must be an object");
+    JsonObject m = raw.getAsJsonObject();
+    for (String k : new TreeSet<>(m.keySet()))
+      if (!CASE_FIELDS.contains(k)) throw new SpecError(where + "." + k + ": unknown field");
+    Fields f = new Fields(m, where);
+    CaseSpec s = new CaseSpec();
+    s.id = f.str("id", null);
+    s.provider = f.str("provider", null);
+    if (!Providers.NAMES.contains(s.provider))
+      throw f.fail(
+          "provider",
+          "unknown provider '" + s.provider + "' (this runner has: " + String.join(", ", Providers.NAMES) + ")");
+    s.variant = f.str("variant", "");
+    s.operation = f.str("operation", null);
+    s.algorithm = f.str("algorithm", null);
+    AlgorithmInfo info = Types.findAlgorithm(s.algorithm);
+    if (info == null) throw f.fail("algorithm", "unknown algorithm '" + s.algorithm + "'");
+    if (!OPERATIONS.contains(s.operation))
+      throw f.fail("operation", "unknown operation '" + s.operation + "' (" + String.join(", ", OPERATIONS) + ")");
+    if (!info.hasOp(s.operation))
+      throw f.fail("operation", s.operation + " does not apply to " + s.algorithm + " (a " + info.kind + ")");
+    s.size = f.uint("size", null, 0, 1L << 30);
+    s.keySetup = f.bool("key_setup", false);
+    if (s.keySetup && !(info.kind.equals("cipher") || info.kind.equals("aead")))
+      throw f.fail("key_setup", "applies to ciphers and AEADs only, not to " + s.algorithm);
+    if (s.keySetup && s.size != 0)
+      throw f.fail("size", "a key_setup case processes no data: size must be 0");
+    if (!s.keySetup && (s.size < info.minSize || s.size % info.blockBytes != 0))
+      throw f.fail(
+          "size",
+          s.algorithm + " needs at least " + info.minSize + " bytes in multiples of " + info.blockBytes);
+    s.input = f.str("input", "random");
+    if (!List.of("random", "zeros", "text").contains(s.input))
+      throw f.fail("input", "must be random, zeros or text");
+    s.alignOffset = f.uint("align_offset", 0L, 0, 63);
+    s.aadBytes = f.uint("aad_bytes", 0L, 0, 1 << 20);
+    s.samples = f.uint("samples", 11L, 1, 100000);
+    s.batch = f.uint("batch", 1L, 1, 100000);
+    s.targetSampleMs = f.number("target_sample_ms", 2.0, 0.001);
+    s.warmupMs = f.number("warmup_ms", 20.0, 0);
+    s.heapIterations = f.uint("heap_iterations", 8L, 1, 1000000);
+    s.seed = f.uint("seed", 1L, 0, -1L);
+    s.agreement = f.bool("agreement", true);
+    s.inplace = f.bool("inplace", true);
+
+    if (m.has("cost")) {
+      JsonElement c = m.get("cost");
+      if (!c.isJsonObject()) throw f.fail("cost", "must be an object of non-negative integers");
+      for (Map.Entry<String, JsonElement> e : c.getAsJsonObject().entrySet()) {
+        Long x = uintOf(e.getValue());
+        if (x == null) throw f.fail("cost", e.getKey() + " must be a non-negative integer");
+        s.cost.put(e.getKey(), x);
+      }
+      if (!s.cost.isEmpty() && !info.kind.equals("kdf"))
+        throw f.fail("cost", s.algorithm + " takes no cost parameters (only KDFs do)");
+    }
+    return s;
+  }
+
+  static void emit(PrintStream out, JsonObject m) {
+    out.print(GSON.toJson(m));
+    out.print('\n');
+    out.flush();
+  }
+
+  static long maxRssKb() {
+    try {
+      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status")))
+        if (line.startsWith("VmHWM:")) return Long.parseLong(line.replaceAll("[^0-9]", ""));
+    } catch (Exception ignored) {
+      // not Linux: unknown
+    }
+    return -1;
+  }
+
+  static JsonObject gateJson(Report g) {
+    JsonObject o = new JsonObject();
+    o.addProperty("kat", g.kat);
+    o.addProperty("roundtrip", g.roundtrip);
+    o.addProperty("agreement", g.agreement);
+    if (!g.lax.isEmpty()) o.addProperty("lax", g.lax);
+    return o;
+  }
+
+  static JsonObject obj(Object... kv) {
+    JsonObject o = new JsonObject();
+    for (int i = 0; i < kv.length; i += 2) o.add((String) kv[i], GSON.toJsonTree(kv[i + 1]));
+    return o;
+  }
+
+  static JsonObject caseMessage(OpenCase c) {
+    JsonObject o = obj("type", "case", "id", c.spec.id, "status", c.status, "reason", c.reason);
+    o.add("gate", gateJson(c.gate));
+    o.addProperty("iterations", c.iterations);
+    o.addProperty("calibration_ns", c.calibrationNs);
+    return o;
+  }
+
+  static JsonArray samplesJson(List<Sample> samples) {
+    JsonArray a = new JsonArray();
+    for (Sample s : samples) {
+      JsonObject o = new JsonObject();
+      o.addProperty("iterations", s.iterations());
+      o.addProperty("ns", s.ns());
+      o.addProperty("ticks", 0);
+      a.add(o);
+    }
+    return a;
+  }
+
+  /** stats.cpp, summarise (linear-interpolation quantiles, MAD around the median). */
+  static JsonObject summarise(List<Sample> samples, long bytesPerOp) {
+    JsonObject o = new JsonObject();
+    o.addProperty("n", samples.size());
+    if (samples.isEmpty()) return o;
+    double[] ns = new double[samples.size()];
+    for (int i = 0; i < ns.length; i++) ns[i] = (double) samples.get(i).ns() / samples.get(i).iterations();
+    Arrays.sort(ns);
+    double med = Engine.quantile(ns, 0.5);
+    double[] dev = new double[ns.length];
+    for (int i = 0; i < ns.length; i++) dev[i] = Math.abs(ns[i] - med);
+    o.addProperty("median_ns", med);
+    o.addProperty("q1_ns", Engine.quantile(ns, 0.25));
+    o.addProperty("q3_ns", Engine.quantile(ns, 0.75));
+    o.addProperty("min_ns", ns[0]);
+    o.addProperty("max_ns", ns[ns.length - 1]);
+    o.addProperty("mad_ns", Engine.median(dev));
+    double ops = med > 0 ? 1e9 / med : 0;
+    o.addProperty("bytes_per_s", bytesPerOp * ops);
+    o.addProperty("ops_per_s", ops);
+    o.addProperty("median_ticks", 0);
+    o.addProperty("ticks_per_byte", 0);
+    return o;
+  }
+
+  static JsonObject resultMessage(OpenCase c) {
+    CaseSpec s = c.spec;
+    JsonObject r = obj("type", "result", "id", s.id, "status", c.status, "reason", c.reason);
+    JsonObject gate = gateJson(c.gate);
+    r.add("gate", gate);
+    r.addProperty("provider", s.provider);
+    r.addProperty("variant", s.variant);
+    r.addProperty("operation", s.operation);
+    r.addProperty("algorithm", s.algorithm);
+    r.addProperty("size", s.size);
+    r.addProperty("input", s.input);
+    r.addProperty("align_offset", s.alignOffset);
+    r.addProperty("aad_bytes", s.aadBytes);
+    r.add("cost", GSON.toJsonTree(s.cost));
+    if (s.keySetup) r.addProperty("key_setup", true);
+    if (c.status.equals(Engine.OK)) {
+      r.add("samples", samplesJson(c.samples));
+      r.add("summary", summarise(c.samples, s.size));
+      JsonObject heap = new JsonObject();
+      heap.addProperty("bytes_per_op", c.bytesPerOp);
+      heap.addProperty("prepare_bytes", c.prepareBytes);
+      heap.addProperty("counter", "ThreadMXBean.getCurrentThreadAllocatedBytes");
+      r.add("heap", heap);
+      r.addProperty("rewarms", c.rewarms);
+    }
+    if (!c.timedCheck.isEmpty()) gate.addProperty("timed", c.timedCheck);
+    if (c.laidOut) {
+      r.addProperty("inplace", c.inplace);
+      JsonObject layout = new JsonObject();
+      layout.addProperty("inplace", c.inplace);
+      // Out of place the output is another array: the JVM places (and moves) arrays itself, so
+      // neither the distance between them nor the page offset is known.
+      if (c.inplace) layout.addProperty("distance", 0);
+      else layout.add("distance", JsonNull.INSTANCE);
+      layout.add("in_page_offset", JsonNull.INSTANCE);
+      if (!c.layoutNote.isEmpty()) layout.addProperty("note", c.layoutNote);
+      r.add("layout", layout);
+    }
+    r.add("jvm", jvmJson(c));
+    r.addProperty("max_rss_kb", maxRssKb());
+    return r;
+  }
+
+  /** result.jvm (docs/protocol.md): the JDK, the warm-up until steady, GC during the samples. */
+  static JsonObject jvmJson(OpenCase c) {
+    JsonObject o = new JsonObject();
+    o.addProperty("jdk", System.getProperty("java.runtime.version"));
+    o.addProperty("vm", System.getProperty("java.vm.name"));
+    o.addProperty("warmup_iterations", c.warmupIterations);
+    o.addProperty("warmup_ns", c.warmupNs);
+    o.addProperty("steady", c.steady);
+    o.addProperty("gc_count", c.gcCount);
+    o.addProperty("gc_ms", c.gcMs);
+    return o;
+  }
+
+  static final class Totals {
+    int cases, ok, failed, unsupported;
+
+    void count(String status) {
+      cases++;
+      if (status.equals(Engine.OK)) ok++;
+      else if (status.equals(Engine.FAILED)) failed++;
+      else if (status.equals(Engine.UNSUPPORTED)) unsupported++;
+    }
+
+    JsonObject message() {
+      JsonObject o = obj("type", "done", "cases", cases, "ok", ok, "failed", failed, "unsupported", unsupported);
+      o.addProperty("max_rss_kb", maxRssKb());
+      return o;
+    }
+  }
+
+  static JsonObject errorMessage(String text) {
+    return obj("type", "error", "message", text);
+  }
+
+  static JsonObject hello(Integer cpu) {
+    JsonObject variants = new JsonObject();
+    for (String n : Providers.NAMES) variants.addProperty(n, Variants.current());
+    JsonObject o = obj("type", "hello", "schema", SCHEMA, "runner", RUNNER, "runner_version", VERSION);
+    o.addProperty("pid", ProcessHandle.current().pid());
+    o.add("cpu", cpu == null ? JsonNull.INSTANCE : new JsonPrimitive(cpu));
+    o.add("variants", variants);
+    o.addProperty("jdk", System.getProperty("java.runtime.version"));
+    return o;
+  }
+
+  static int serve(BufferedReader in, PrintStream out, Integer cpu) throws Exception {
+    emit(out, hello(cpu));
+    Map<String, OpenCase> open = new HashMap<>();
+    Totals t = new Totals();
+    String line;
+    while ((line = in.readLine()) != null) {
+      line = line.strip();
+      if (line.isEmpty()) continue;
+      JsonObject reply;
+      try {
+        JsonElement v = parseJson(line);
+        JsonObject req = v.isJsonObject() ? v.getAsJsonObject() : null;
+        String cmd =
+            req != null && req.has("cmd") && req.get("cmd").isJsonPrimitive()
+                ? req.get("cmd").getAsString()
+                : "";
+        if (cmd.isEmpty())
+          throw new SpecError("cmd: missing (open, sample, close, quit, agreement, cross_check)");
+        if (cmd.equals("quit")) break;
+        reply = serveOne(cmd, req, open, t);
+      } catch (SpecError e) {
+        reply = errorMessage(e.getMessage());
+      }
+      emit(out, reply);
+    }
+    emit(out, t.message());
+    return 0;
+  }
+
+  static JsonObject serveOne(String cmd, JsonObject req, Map<String, OpenCase> open, Totals t)
+      throws SpecError {
+    switch (cmd) {
+      case "open":
+        {
+          if (!req.has("case")) throw new SpecError("case: missing");
+          CaseSpec spec = parseCase(req.get("case"), "case");
+          if (open.containsKey(spec.id)) throw new SpecError("case.id: '" + spec.id + "' is already open");
+          OpenCase c = Engine.openCase(spec);
+          if (c.status.equals(Engine.OK)) open.put(spec.id, c);
+          else t.count(c.status);
+          return caseMessage(c);
+        }
+      case "agreement":
+      case "cross_check":
+        return Agreement.request(cmd, req);
+      case "sample":
+      case "close":
+        break;
+      default:
+        throw new SpecError(
+            "cmd: unknown command '" + cmd + "' (open, sample, close, quit, agreement, cross_check)");
+    }
+    if (!req.has("id") || !req.get("id").isJsonPrimitive()) throw new SpecError("id: missing");
+    String id = req.get("id").getAsString();
+    OpenCase c = open.get(id);
+    if (c == null) throw new SpecError("id: no open case '" + id + "'");
+    if (cmd.equals("close")) {
+      Engine.checkTimedInstance(c);
+      open.remove(id);
+      t.count(c.status);
+      return resultMessage(c);
+    }
+    long count = new Fields(req, "request").uint("count", 1L, 1, 100000);
+    List<Sample> batch = new ArrayList<>();
+    for (long k = 0; k < count; k++) {
+      try {
+        batch.add(Engine.sample(c));
+      } catch (OutOfMemoryError e) {
+        c.fail("the JVM ran out of heap while sampling: " + e.getMessage());
+      } catch (Exception | LinkageError e) {
+        c.fail("library error while sampling: " + Types.message(e));
+      }
+      if (!c.status.equals(Engine.OK)) { // a library error, or the check of the timed instance failed
+        open.remove(id);
+        t.count(c.status);
+        return resultMessage(c);
+      }
+    }
+    JsonObject o = obj("type", "samples", "id", id);
+    o.add("samples", samplesJson(batch));
+    return o;
+  }
+}

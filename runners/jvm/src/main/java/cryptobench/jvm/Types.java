@@ -1,0 +1,200 @@
+package cryptobench.jvm;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Shared types of the JVM runner: the catalogue, operations, key parts and the provider interface,
+ * shaped like native/include/cryptobench/{algorithms,provider}.hpp and runners/go/types.go.
+ */
+final class Types {
+  private Types() {}
+
+  /** One catalogue entry; {@code raw} is exactly what `cryptobench-native list` prints. */
+  static final class AlgorithmInfo {
+    final JsonObject raw;
+    final String name, kind, family, keyType, digest;
+    final List<String> operations;
+    final int keyBytes, ivBytes, blockBytes, minSize, tagBytes, outputBytes;
+
+    AlgorithmInfo(JsonObject o) {
+      raw = o;
+      name = o.get("name").getAsString();
+      kind = o.get("kind").getAsString();
+      family = o.get("family").getAsString();
+      keyType = o.has("key_type") ? o.get("key_type").getAsString() : "";
+      digest = o.has("digest") ? o.get("digest").getAsString() : "";
+      List<String> ops = new ArrayList<>();
+      for (JsonElement e : o.getAsJsonArray("operations")) ops.add(e.getAsString());
+      operations = Collections.unmodifiableList(ops);
+      keyBytes = o.get("key_bytes").getAsInt();
+      ivBytes = o.get("iv_bytes").getAsInt();
+      blockBytes = o.get("block_bytes").getAsInt();
+      minSize = o.get("min_size").getAsInt();
+      tagBytes = o.get("tag_bytes").getAsInt();
+      outputBytes = o.get("output_bytes").getAsInt();
+    }
+
+    boolean hasOp(String op) {
+      return operations.contains(op);
+    }
+
+    boolean isPublicKey() {
+      return kind.equals("keypair")
+          || kind.equals("signature")
+          || kind.equals("pk-encryption")
+          || kind.equals("key-agreement");
+    }
+
+    boolean isPkOrKdf() {
+      return isPublicKey() || kind.equals("kdf");
+    }
+  }
+
+  /**
+   * catalogue.json is a copy of the algorithms `cryptobench-native list` prints (its source is
+   * native/src/core/algorithms.cpp); python/tests/test_runner_jvm.py checks they are equal.
+   */
+  static final List<AlgorithmInfo> CATALOGUE = loadCatalogue();
+
+  private static List<AlgorithmInfo> loadCatalogue() {
+    try (Reader r =
+        new InputStreamReader(
+            Types.class.getResourceAsStream("catalogue.json"), StandardCharsets.UTF_8)) {
+      JsonArray all = JsonParser.parseReader(r).getAsJsonArray();
+      List<AlgorithmInfo> out = new ArrayList<>();
+      for (JsonElement e : all) out.add(new AlgorithmInfo(e.getAsJsonObject()));
+      return Collections.unmodifiableList(out);
+    } catch (Exception e) {
+      throw new IllegalStateException("catalogue.json: " + e, e);
+    }
+  }
+
+  static AlgorithmInfo findAlgorithm(String name) {
+    for (AlgorithmInfo a : CATALOGUE) if (a.name.equals(name)) return a;
+    return null;
+  }
+
+  /** A key's named big-endian parts (docs/protocol.md, "Keys"). */
+  static final class KeyParts extends TreeMap<String, byte[]> {
+    KeyParts() {}
+
+    KeyParts(Map<String, byte[]> m) {
+      super(m);
+    }
+
+    byte[] part(String name) {
+      byte[] b = get(name);
+      return b == null ? new byte[0] : b;
+    }
+  }
+
+  /** What one operation is prepared with (provider.hpp, Params). */
+  static final class Params {
+    byte[] key = new byte[0], iv = new byte[0], aad = new byte[0];
+    KeyParts keypair = new KeyParts(), peer = new KeyParts();
+    byte[] signature = new byte[0], salt = new byte[0], info = new byte[0];
+    byte[] secret = new byte[0], ad = new byte[0];
+    int outLen;
+    Map<String, Long> cost = new TreeMap<>();
+
+    Params copy() {
+      Params p = new Params();
+      p.key = key;
+      p.iv = iv;
+      p.aad = aad;
+      p.keypair = keypair;
+      p.peer = peer;
+      p.signature = signature;
+      p.salt = salt;
+      p.info = info;
+      p.secret = secret;
+      p.ad = ad;
+      p.outLen = outLen;
+      p.cost = cost;
+      return p;
+    }
+  }
+
+  /**
+   * One prepared operation: {@code run} does one operation on {@code in[inOff, inOff+inLen)},
+   * writes its output to {@code out} at {@code outOff} and returns the number of bytes written.
+   * It must restart every time (the gate runs it twice). {@code rewind} returns an operation that
+   * draws a fresh nonce per message (AEAD encryption: JCA providers refuse a reused one) to its
+   * first nonce, so it gives the gated output again.
+   */
+  interface Op {
+    int run(byte[] in, int inOff, int inLen, byte[] out, int outOff) throws Exception;
+
+    default void rewind() throws Exception {}
+  }
+
+  /** One library binding (provider.hpp, Provider). */
+  interface CryptoProvider {
+    String name();
+
+    String version();
+
+    /** Catalogue names this provider offers (probed once). */
+    List<String> algorithms();
+
+    /** Why an algorithm is not offered, for the catalogue entries it does not offer. */
+    Map<String, String> notOffered();
+
+    Op prepare(String alg, String op, Params p) throws Exception;
+
+    KeyParts generateKey(String alg) throws Exception;
+
+    /**
+     * Key setup alone: every run builds a key object from {@code p.key} and initialises the
+     * cipher with it and an IV, processing no data (the paper 001's "key setup").
+     */
+    default Op prepareKeySetup(String alg, String op, Params p) throws Exception {
+      throw new Unsupported(name() + " has no key setup measurement for " + alg);
+    }
+
+    Map<String, String> codePath();
+
+    /** Non-null when the provider could not be loaded: every case is unsupported with it. */
+    String loadError();
+  }
+
+  /** The provider does not offer this: a case status, never a failure. */
+  static final class Unsupported extends Exception {
+    Unsupported(String msg) {
+      super(msg);
+    }
+  }
+
+  /** What a verifier or an AEAD decryption throws for a forgery. */
+  static final class Rejected extends Exception {
+    Rejected(String msg) {
+      super(msg);
+    }
+  }
+
+  /** A failure whose message is the whole reason (a refused gate). */
+  static final class Failed extends Exception {
+    Failed(String msg) {
+      super(msg);
+    }
+  }
+
+  static String message(Throwable e) {
+    if (e instanceof Unsupported || e instanceof Rejected || e instanceof Failed)
+      return e.getMessage();
+    String m = e.getMessage();
+    String n = e.getClass().getSimpleName();
+    return m == null || m.isEmpty() ? n : n + ": " + m;
+  }
+}
