@@ -13,6 +13,8 @@ from cryptobench.reproductions.java import figures, grid, model
 from cryptobench.scenarios.base import Claim, Reproduction
 from cryptobench.tables import text_table
 
+LINEAR_R2 = 0.99
+LINEAR_SHARE = 0.9
 TITLE = "Benchmarking of Java crypto algorithms: seven JCA providers and one C library"
 
 
@@ -81,14 +83,17 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
     claims = []
     if fits:
         worst = min(fits, key=lambda f: f.r2)
+        linear = [f for f in fits if f.r2 >= LINEAR_R2]
         claims.append(
             Claim(
                 "Time is linear in the input length (128 KB-2 MB)",
                 "section 3.1: encrypting 128 KB takes half as long as 256 KB (no statistical test)",
-                f"R² of t = a + b·n: median {statistics.median(f.r2 for f in fits):.5f}, lowest "
-                f"{worst.r2:.5f} ({worst.label} {worst.operation} {worst.algorithm}), over "
-                f"{len(fits)} sweeps",
-                worst.r2 >= 0.99,
+                f"R² of t = a + b·n ≥ {LINEAR_R2} in {len(linear)} of {len(fits)} sweeps; median "
+                f"{statistics.median(f.r2 for f in fits):.5f}, lowest {worst.r2:.5f} "
+                f"({worst.label} {worst.operation} {worst.algorithm}); holds when at least "
+                f"{LINEAR_SHARE:.0%} of the sweeps reach it (one noisy sweep on a shared machine "
+                "does not make a cipher non-linear)",
+                len(linear) >= LINEAR_SHARE * len(fits),
             )
         )
     if rs:
