@@ -1,17 +1,20 @@
 """A memory-limited control group around a workload, so the page cache cannot hide I/O.
 
 bonnie++'s rule is a file twice the size of RAM; this machine has 24 GiB, so a 1 GiB file would
-be rewritten and read back from memory whatever `-r` says. The workload and the file system's
-daemons are put, for the workload's duration only, in a control group whose memory limit (which
-counts the page cache, in cgroup v1 and v2 alike) is half the file: the pages they cache beyond
-it are reclaimed, so the rewrite and read phases go through the file system — as on a machine
-with that much memory. The group is recorded in the run's ledger (kind `cgroup`) before it is
-made; its processes go back to the parent group when it is removed."""
+be rewritten and read back from memory whatever `-r` says. The workload runs in a control group
+whose memory limit (which counts the page cache, in cgroup v1 and v2 alike) is half the file: the
+pages it caches beyond it are reclaimed, so the rewrite and read phases go through the file
+system — as on a machine with that much memory. A FUSE daemon must never be inside such a limit:
+its memory reclaim would wait for the writeback of pages only it can write (a deadlock seen here
+with nbdfuse), so the daemons stay outside, and their own reads of the backing files may come
+from the page cache (the decryption still happens on every read). The group is recorded in the
+run's ledger (kind `cgroup`) before it is made; its processes go back to the parent group when it
+is removed."""
 
 import contextlib
 import itertools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from cryptobench.scenarios.resources import Ledger
@@ -74,22 +77,6 @@ class PageCacheLimit:
                 f.write(str(os.getpid()))
 
         return join
-
-    @contextlib.contextmanager
-    def holding(self, pids: list[int]) -> Iterator[None]:
-        """The daemons in the group for the block's duration, then back in the parent."""
-        moved = []
-        try:
-            if self.path is not None:
-                for pid in pids:
-                    with contextlib.suppress(OSError):  # a daemon that has exited
-                        (self.path / "cgroup.procs").write_text(str(pid))
-                        moved.append(pid)
-            yield
-        finally:
-            for pid in moved:
-                with contextlib.suppress(OSError):
-                    (self.parent / "cgroup.procs").write_text(str(pid))
 
     def peak(self) -> int | None:
         """The group's highest memory use (page cache included), where the kernel reports it."""
