@@ -68,6 +68,8 @@ def test_a_small_run_on_real_mounts(tmp_path, capsys, monkeypatch):
     assert checks[("encfs", "flipped byte detected")] == 0.0  # standard mode has no MAC
     assert _leftovers(str(workdir)) == []
     assert not list(workdir.iterdir())
+    # The image under every system is read with direct I/O, so its own cache is no disk.
+    assert Store.open(db).run(1).settings["scenario"]["image_direct_io"] is True
     assert cli.main(["show", "1", "--db", str(db)]) == 0
     assert "× clean speed" in capsys.readouterr().out
 

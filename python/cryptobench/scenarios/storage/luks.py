@@ -120,7 +120,9 @@ class LuksNbd(System):
                 raise MountFailed(reason[-1] if reason else server_log[-300:]) from None
             device = _run(["losetup", "-f"], "losetup -f")
             made.append(ledger.add("loop", device=device, backing=str(fusedir / "nbd")))
-            _run(["losetup", device, str(fusedir / "nbd")], "losetup")
+            # Direct I/O, as for the run's own image: the decrypted device's page cache (the
+            # nbdfuse file's, charged to the loop worker) must not serve reads in place of nbdkit.
+            _run(["losetup", "--direct-io=on", device, str(fusedir / "nbd")], "losetup")
             if self._fresh:
                 _run(["mkfs.ext4", "-q", "-F", device], "mkfs.ext4")
                 self._fresh = False
