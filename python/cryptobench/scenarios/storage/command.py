@@ -20,6 +20,7 @@ from cryptobench.scenarios.storage.model import (
     QUICK_SIZE,
     RUNS,
 )
+from cryptobench.scenarios.storage.security import gist
 from cryptobench.scenarios.storage.systems import MountFailed, all_systems
 
 BACKINGS = ("ext4", "tmpfs")
@@ -163,7 +164,7 @@ def measure_system(
         system.create(ledger, back, work, spec["size"])
         mounted = system.mount(ledger, back, mnt, work)
     except (MountFailed, subprocess.SubprocessError, OSError) as e:
-        db.add_figures(run_id, [failed(key, "mount", "-", str(e)[-300:])])
+        db.add_figures(run_id, [failed(key, "mount", "-", gist(str(e), 300))])
         return
     measured = False
     target = None

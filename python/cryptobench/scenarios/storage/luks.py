@@ -25,8 +25,9 @@ from cryptobench.scenarios.storage.systems import (
 
 IMAGE = "disk.luks"
 # qemu-img measures the PBKDF2 rate with the thread's CPU time; on a busy machine a short
-# measurement can read zero and it gives up ("Unable to get accurate CPU usage"): retry.
-CREATE_ATTEMPTS = 3
+# measurement can read zero and it gives up ("Unable to get accurate CPU usage"): retry, with a
+# pause (three attempts in a row all failed while a test run shared the machine).
+CREATE_ATTEMPTS = 8
 _mounts = itertools.count(1)  # each mount its own socket and FUSE directory
 
 
@@ -72,6 +73,7 @@ class LuksNbd(System):
             except MountFailed:
                 if attempt + 1 == CREATE_ATTEMPTS:
                     raise
+                time.sleep(0.5 * (attempt + 1))
         self._fresh = True
 
     def mount(self, ledger, backing, mnt, work, password=PASSWORD):

@@ -44,7 +44,8 @@ def _wait_mounted(path: Path, proc: subprocess.Popen, log: Path) -> None:
         if proc.poll() is not None:
             break
         time.sleep(0.05)
-    tail = log.read_text(errors="replace")[-400:] if log.exists() else ""
+    # Whole lines (the last few KB): the reader picks the one that says what went wrong.
+    tail = log.read_text(errors="replace")[-4000:].split("\n", 1)[-1] if log.exists() else ""
     raise MountFailed(f"did not mount (exit {proc.poll()}): {tail.strip()}")
 
 
