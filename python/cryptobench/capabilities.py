@@ -5,6 +5,7 @@ anything is sent to a runner.
 """
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
@@ -92,6 +93,12 @@ class Capabilities:
     # and runner -> why it is absent (its `list` failed, or its providers collide).
     runner_of: dict[str, str] = field(default_factory=dict)
     absent: dict[str, str] = field(default_factory=dict)
+
+    def runner_name(self, provider: str) -> str:
+        """The short name of the runner serving a provider: `native` for cryptobench-native,
+        `go` for cryptobench-runner-go, …"""
+        exe = Path(self.runner_of.get(provider, self.runner)).name
+        return exe.removeprefix("cryptobench-runner-") if exe != "cryptobench-native" else "native"
 
     @classmethod
     def from_message(cls, msg: dict[str, Any]) -> "Capabilities":

@@ -477,17 +477,22 @@ def expand(suite: Suite, caps: Capabilities) -> Plan:
 
 
 def resolve_providers(specs: list[str], caps: Capabilities) -> list[tuple[str, str]]:
-    """NAME, NAME/VARIANT, NAME/all, all, all/VARIANT, all/all -> [(provider, variant)]."""
+    """NAME, NAME/VARIANT, NAME/all, all, all/VARIANT, all/all, runner:R, runner:R/VARIANT,
+    runner:R/all -> [(provider, variant)]. `runner:R` is every provider of one runner (`native`,
+    `go`, `python`, `rust`, `jvm`): none when that runner is not built here."""
     out: list[tuple[str, str]] = []
     for spec in specs:
         name, _, variant = spec.partition("/")
         variant = variant or "default"
-        if name == "all":
+        if name == "all" or name.startswith("runner:"):
             providers = list(caps.providers.values())
+            if name != "all":
+                runner = name.removeprefix("runner:")
+                providers = [p for p in providers if caps.runner_name(p.name) == runner]
             if variant not in ("all", "default"):
                 # all/soft: the providers that have such a variant; a name nobody has is a typo.
                 providers = [p for p in providers if variant in p.variant_names()]
-                if not providers:
+                if not providers and name == "all":
                     raise UserError(f"no provider has a variant '{variant}'")
         else:
             providers = [caps.provider(name)]

@@ -66,3 +66,24 @@ def test_providers_of_another_runner_are_measured_by_that_runner(
     assert by_provider["fault"].status == "ok", by_provider["fault"].reason
     assert by_provider["openssl"].status == "ok", by_provider["openssl"].reason
     assert by_provider["openssl"].gate["agreement"] == "agrees with fault/default"
+
+
+def test_runner_selects_every_provider_of_one_runner_and_nothing_of_an_absent_one(
+    native_runner, tmp_path, monkeypatch
+):
+    from cryptobench.plan import resolve_providers
+
+    script(
+        tmp_path,
+        "cryptobench-runner-twin",
+        f'CRYPTOBENCH_TEST_PROVIDERS=1 exec {native_runner} "$@"',
+    )
+    monkeypatch.setenv("CRYPTOBENCH_RUNNERS", str(tmp_path))
+    caps = runner.discover()
+    assert caps.runner_name("fault") == "twin" and caps.runner_name("openssl") == "native"
+    twin = resolve_providers(["runner:twin"], caps)
+    assert twin == [("fault", "default")]
+    native = {p for p, _ in resolve_providers(["runner:native"], caps)}
+    assert "openssl" in native and "fault" not in native
+    assert ("openssl", "soft") in resolve_providers(["runner:native/all"], caps)
+    assert resolve_providers(["runner:notbuilt", "runner:notbuilt/all"], caps) == []
