@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cryptobench import cli
-from cryptobench.scenarios.storage.systems import all_systems
+from cryptobench.scenarios.storage.registry import all_systems
 from cryptobench.store import Store
 
 NEEDED = ("gocryptfs", "encfs", "fusermount3", "fio", "losetup", "mkfs.ext4")

@@ -20,8 +20,9 @@ from cryptobench.scenarios.storage.model import (
     QUICK_SIZE,
     RUNS,
 )
+from cryptobench.scenarios.storage.registry import all_systems
 from cryptobench.scenarios.storage.security import gist
-from cryptobench.scenarios.storage.systems import MountFailed, all_systems
+from cryptobench.scenarios.storage.systems import MountFailed
 
 BACKINGS = ("ext4", "tmpfs")
 

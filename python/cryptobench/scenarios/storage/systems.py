@@ -302,23 +302,3 @@ class Tmpfs(System):
     def unmount(self, ledger, mounted):
         for entry in mounted.entries:
             ledger.release(entry)
-
-
-def all_systems() -> dict[str, System]:
-    from cryptobench.scenarios.storage.fscrypt import Fscrypt
-    from cryptobench.scenarios.storage.luks import LuksNbd
-
-    systems = [
-        Ext4(),
-        Tmpfs(),
-        Gocryptfs(),
-        Gocryptfs(xchacha=True),
-        Encfs(),
-        Encfs(paranoia=True),
-        Cryfs(),
-        Securefs(),
-        RcloneCrypt(),
-        Fscrypt(),
-        LuksNbd(),
-    ]
-    return {s.name: s for s in systems}
