@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from . import RUNNER, protocol, variants, vectors
+from . import RUNNER, protocol, serve, variants, vectors
 from .providers import NAMES
 
 USAGE = f"""usage: {RUNNER} list  [--variant P=V]...
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         from .bench import bench
 
         return bench()
-    return protocol.serve(sys.stdin, sys.stdout, cpu)
+    return serve.serve(sys.stdin, sys.stdout, cpu)
 
 
 if __name__ == "__main__":

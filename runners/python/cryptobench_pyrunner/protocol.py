@@ -1,5 +1,5 @@
-"""The runner protocol (docs/protocol.md): case parsing with the native runner's checks and
-messages, and the list, serve and check commands."""
+"""The runner protocol (docs/protocol.md): case parsing with the native runner's checks, the
+messages, and the list and check commands (serve's request dispatch is in serve.py)."""
 
 import json
 import os
@@ -42,7 +42,7 @@ def _is_uint(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
-class _Fields:
+class Fields:
     def __init__(self, m: dict, where: str):
         self.m, self.where = m, where
 
@@ -88,7 +88,7 @@ def parse_case(raw, where: str = "case") -> dict:
     for k in sorted(raw):
         if k not in CASE_FIELDS:
             raise SpecError(f"{where}.{k}: unknown field")
-    f = _Fields(raw, where)
+    f = Fields(raw, where)
     s = {"id": f.str("id"), "provider": f.str("provider")}
     if s["provider"] not in NAMES:
         f.fail(
@@ -300,87 +300,6 @@ class Totals:
             **self.counts,
             "max_rss_kb": max_rss_kb(),
         }
-
-
-def serve(inp, out, cpu: int | None) -> int:
-    from .agreement import agreement_request
-
-    emit(out, hello(cpu))
-    open_cases: dict[str, OpenCase] = {}
-    totals = Totals()
-    for line in inp:
-        if not line.strip():
-            continue
-        try:
-            req = json.loads(line)
-        except ValueError as e:
-            emit(out, {"type": "error", "message": f"request is not valid JSON: {e}"})
-            continue
-        cmd = req.get("cmd") if isinstance(req, dict) else None
-        if not isinstance(cmd, str):
-            emit(
-                out,
-                {
-                    "type": "error",
-                    "message": "cmd: missing (open, sample, close, quit, agreement, cross_check)",
-                },
-            )
-            continue
-        if cmd == "quit":
-            break
-        try:
-            if cmd in ("agreement", "cross_check"):
-                emit(out, agreement_request(cmd, req))
-            else:
-                emit(out, _serve_one(cmd, req, open_cases, totals))
-        except SpecError as e:
-            emit(out, {"type": "error", "message": str(e)})
-    emit(out, totals.message())
-    return 0
-
-
-def _serve_one(cmd: str, req: dict, open_cases: dict, totals: Totals) -> dict:
-    if cmd == "open":
-        if "case" not in req:
-            raise SpecError("case: missing")
-        spec = parse_case(req["case"])
-        if spec["id"] in open_cases:
-            raise SpecError(f"case.id: '{spec['id']}' is already open")
-        c = OpenCase(spec)
-        if c.status == "ok":
-            open_cases[spec["id"]] = c
-        else:
-            totals.count(c.status)
-        return case_message(c)
-    if cmd not in ("sample", "close"):
-        raise SpecError(
-            f"cmd: unknown command '{cmd}' (open, sample, close, quit, agreement, cross_check)"
-        )
-    cid = req.get("id")
-    if not isinstance(cid, str):
-        raise SpecError("id: missing")
-    if cid not in open_cases:
-        raise SpecError(f"id: no open case '{cid}'")
-    c = open_cases[cid]
-    if cmd == "close":
-        c.check_timed_instance()
-        del open_cases[cid]
-        totals.count(c.status)
-        return result_message(c)
-    count = _Fields(req, "request").uint("count", 1, 1, 100000)
-    batch = []
-    try:
-        for _ in range(count):
-            batch.append(c.sample())
-            if c.status != "ok":  # the check of the timed instance failed
-                break
-    except Exception as e:
-        c.fail(f"library error while sampling: {e}")
-    if c.status != "ok":
-        del open_cases[cid]
-        totals.count("failed")
-        return result_message(c)
-    return {"type": "samples", "id": cid, "samples": batch}
 
 
 def check(names: list[str], out) -> int:
