@@ -1,6 +1,6 @@
 """Driving a runner of another language through the protocol (docs/protocol.md): spawn it, send
-JSON lines, read one reply line per request. Shared by test_runner_go.py, test_runner_python.py
-and test_runner_rust.py."""
+JSON lines, read one reply line per request. Shared by test_runner_protocol.py (what every runner
+owes) and test_runner_<name>.py (what only one runner has)."""
 
 import json
 import os
@@ -15,6 +15,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 VECTORS = REPO / "vectors"
 REPLY_TIMEOUT_S = 120
+# The coordinator's material for `agreement` and `cross_check` requests (docs/protocol.md).
+MATERIAL = {
+    "key": bytes(range(32)).hex(),
+    "iv": bytes(range(100, 112)).hex(),
+    "aad": "",
+    "input": (b"cryptobench agreement input " * 146)[:4096].hex(),
+    "salt": bytes(16).hex(),
+}
 
 
 def runner_exe(name: str) -> Path:

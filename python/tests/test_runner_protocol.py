@@ -1,0 +1,450 @@
+"""What every runner of another language owes the coordinator through the protocol
+(docs/protocol.md), checked the same way for the Go, Python, Rust and JVM runners: its catalogue
+entries are the native ones, a tiny gated case measures on each provider, the gate refuses a
+corrupted known answer, agreement artifacts equal an independent implementation's (hashlib and
+pyca/cryptography in this process), cross_check blames a bad peer, malformed requests and command
+lines get one-line errors, and a served variant measures while another is refused. Each parameter
+is skipped (with the reason) where its runner is not built. What only one runner has (its
+runtime's record, its variants' switches, its providers' quirks) is in test_runner_<name>.py."""
+
+import functools
+import hashlib
+import hmac
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
+from runner_harness import (
+    MATERIAL,
+    Served,
+    capabilities,
+    corrupted_vectors,
+    key_part,
+    measure_tiny,
+    native_catalogue,
+    run,
+    runner_exe,
+    tiny_case,
+)
+
+KEY, IV, DATA = (bytes.fromhex(MATERIAL[k]) for k in ("key", "iv", "input"))
+ARGON_COST = {"cost": {"t": 1, "m": 64, "p": 1}}
+
+
+def _signed() -> bytes:
+    return ed25519.Ed25519PrivateKey.from_private_bytes(key_part("ed25519", "priv")).sign(DATA)
+
+
+def _shared_secret() -> bytes:
+    own = x25519.X25519PrivateKey.from_private_bytes(key_part("x25519", "priv"))
+    return own.exchange(x25519.X25519PublicKey.from_public_bytes(key_part("x25519-peer", "pub")))
+
+
+# The independent implementation: algorithm -> (artifact, its expected bytes for MATERIAL).
+INDEPENDENT: dict[str, tuple[str, Callable[[], bytes]]] = {
+    "aes-256-gcm": ("ciphertext", lambda: AESGCM(KEY).encrypt(IV, DATA, None)),
+    "chacha20-poly1305": ("ciphertext", lambda: ChaCha20Poly1305(KEY).encrypt(IV, DATA, None)),
+    "sha256": ("digest", lambda: hashlib.sha256(DATA).digest()),
+    "sha3-256": ("digest", lambda: hashlib.sha3_256(DATA).digest()),
+    "hmac-sha256": ("mac", lambda: hmac.new(KEY, DATA, "sha256").digest()),
+    "ed25519": ("signature", _signed),
+    "x25519": ("secret", _shared_secret),
+}
+# The artifact a cross_check peer sends for the case's algorithm, and one that must be blamed.
+PEER_ARTIFACT = {
+    "aes-256-gcm": ("decrypt", "ciphertext", lambda: AESGCM(KEY).encrypt(IV, DATA, None)),
+    "ed25519": ("verify", "signature", _signed),
+}
+
+
+def _jvm_record(result: dict, caps: dict) -> None:
+    """Every JVM result carries the JDK that ran it, its warm-up and its GC figures."""
+    jvm = result["jvm"]
+    assert jvm["jdk"] == caps["machine"]["java_version"]
+    assert jvm["warmup_iterations"] > 0 and jvm["warmup_ns"] > 0
+    assert jvm["gc_count"] >= 0 and jvm["gc_ms"] >= 0
+
+
+@dataclass(frozen=True)
+class Runner:
+    """One runner as these tests drive it."""
+
+    name: str
+    providers: tuple[str, ...]
+    # algorithms each provider must offer
+    core: dict[str, set[str]]
+    # (provider, algorithm, operation, size, extra case fields) measured by a tiny gated case
+    tiny_cases: tuple[tuple[str, str, str, int, dict], ...]
+    # what a result of this runner carries besides the common fields
+    heap_fields: set[str]
+    reads_tsc: bool = False
+    timed_check: str = ""  # how gate.timed starts ("" where the runner does not say)
+    heap_grows: bool = False  # heap.bytes_per_op > 0 for every case
+    runtime_record: Callable[[dict, dict], None] | None = None
+    # (vectors family, field corrupted, algorithm whose gate must fail, providers checked)
+    kat: tuple[str, str, str, tuple[str, ...]] = ("aes-gcm", "tag", "aes-128-gcm", ())
+    # provider -> (algorithm, operation, size) whose agreement artifacts are compared
+    agreement: dict[str, tuple[tuple[str, str, int], ...]] = field(default_factory=dict)
+    # (algorithm of PEER_ARTIFACT, providers that judge peers)
+    cross_check: tuple[str, tuple[str, ...]] = ("aes-256-gcm", ())
+    xts_provider: str = ""  # a provider that does not offer aes-256-xts
+    # (provider, a variant it does not have, the variants it lists) or None
+    unknown_variant: tuple[str, str, str] | None = None
+    # served with --variant PROVIDER=VARIANT: (switch, hello's variants, case measured in that
+    # variant, (provider, variant) of a case that must be refused) or None
+    served_variant: tuple[str, dict, tuple[str, str, str, int], tuple[str, str]] | None = None
+
+    @property
+    def exe(self) -> str:
+        return f"cryptobench-runner-{self.name}"
+
+
+GCM_CHACHA_SHA_ED = (
+    ("aes-256-gcm", "encrypt", 4096),
+    ("chacha20-poly1305", "decrypt", 4096),
+    ("sha256", "hash", 4096),
+    ("ed25519", "sign", 4096),
+)
+PY_AGREEMENT = (
+    ("sha3-256", "hash", 4096),
+    ("hmac-sha256", "mac", 4096),
+    ("ed25519", "sign", 4096),
+    ("x25519", "derive", 0),
+    ("x25519", "keygen", 0),
+)
+RUNNERS = (
+    Runner(
+        name="go",
+        providers=("go", "go-x"),
+        core={
+            "go": {"aes-256-gcm", "sha256", "ed25519", "x25519"},
+            "go-x": {"chacha20-poly1305", "argon2id"},
+        },
+        tiny_cases=(
+            ("go", "aes-256-gcm", "decrypt", 1024, {}),
+            ("go-x", "chacha20-poly1305", "encrypt", 1024, {}),
+            ("go", "ed25519", "verify", 64, {}),
+            ("go-x", "argon2id", "derive", 16, ARGON_COST),
+        ),
+        heap_fields={"allocs_per_op", "bytes_per_op"},
+        reads_tsc=True,
+        kat=("aes-gcm", "tag", "aes-128-gcm", ("go",)),
+        agreement={
+            "go": (
+                ("aes-256-gcm", "encrypt", 4096),
+                ("sha256", "hash", 4096),
+                ("ed25519", "sign", 4096),
+            ),
+            "go-x": (("chacha20-poly1305", "decrypt", 4096),),
+        },
+        cross_check=("aes-256-gcm", ("go",)),
+        xts_provider="go",
+        unknown_variant=("go", "fast", "default, soft, noaesni"),
+        served_variant=(
+            "go-x=noaesni",
+            {"go": "noaesni", "go-x": "noaesni"},
+            ("go", "aes-256-gcm", "encrypt", 1024),
+            ("go", "default"),
+        ),
+    ),
+    Runner(
+        name="rust",
+        providers=("ring", "aws-lc-rs", "rustcrypto"),
+        core={
+            p: {"aes-256-gcm", "chacha20-poly1305", "sha256", "ed25519"}
+            for p in ("ring", "aws-lc-rs", "rustcrypto")
+        },
+        tiny_cases=(
+            ("ring", "aes-256-gcm", "decrypt", 1024, {}),
+            ("ring", "sha256", "hash", 1024, {}),
+            ("aws-lc-rs", "aes-256-gcm", "encrypt", 1024, {}),
+            ("aws-lc-rs", "x25519", "derive", 0, {}),
+            ("rustcrypto", "chacha20-poly1305", "encrypt", 1024, {}),
+            ("rustcrypto", "ed25519", "verify", 64, {}),
+        ),
+        heap_fields={"allocs_per_op", "frees_per_op", "bytes_per_op", "peak_live_bytes"},
+        reads_tsc=True,
+        timed_check="output equals the gated instance's",
+        kat=("aes-gcm", "tag", "aes-128-gcm", ("ring", "aws-lc-rs", "rustcrypto")),
+        agreement={
+            "ring": GCM_CHACHA_SHA_ED,
+            "aws-lc-rs": (*GCM_CHACHA_SHA_ED, ("x25519", "derive", 0)),
+            "rustcrypto": (*GCM_CHACHA_SHA_ED, ("x25519", "derive", 0)),
+        },
+        cross_check=("aes-256-gcm", ("ring", "aws-lc-rs", "rustcrypto")),
+        xts_provider="ring",
+        unknown_variant=("ring", "fast", "default"),
+        served_variant=(
+            "aws-lc-rs=noaesni",
+            {"ring": "default", "aws-lc-rs": "noaesni", "rustcrypto": "default"},
+            ("aws-lc-rs", "aes-256-gcm", "encrypt", 1024),
+            ("aws-lc-rs", "soft"),
+        ),
+    ),
+    Runner(
+        name="python",
+        providers=("pyca", "pycryptodome"),
+        core={
+            p: {"aes-256-gcm", "chacha20-poly1305", "sha256", "ed25519", "x25519"}
+            for p in ("pyca", "pycryptodome")
+        },
+        tiny_cases=tuple(
+            (p, *case, {})
+            for case in (
+                ("aes-256-gcm", "decrypt", 1024),
+                ("sha256", "hash", 16),
+                ("x25519", "derive", 0),
+                ("ed25519", "sign", 64),
+            )
+            for p in ("pyca", "pycryptodome")
+        ),
+        heap_fields={"bytes_per_op"},
+        heap_grows=True,  # tracemalloc sees at least the result object
+        kat=("sha2", "digest", "sha224", ("pyca", "pycryptodome")),
+        agreement={"pyca": PY_AGREEMENT, "pycryptodome": PY_AGREEMENT},
+        cross_check=("ed25519", ("pyca", "pycryptodome")),
+        xts_provider="pycryptodome",
+        unknown_variant=("pyca", "noaesni", "default, soft"),
+        served_variant=(
+            "pycryptodome=noaesni",
+            {"pyca": "default", "pycryptodome": "noaesni"},
+            ("pycryptodome", "aes-256-gcm", "decrypt", 1024),
+            ("pyca", "soft"),
+        ),
+    ),
+    Runner(
+        name="jvm",
+        providers=("sunjce", "bouncycastle", "accp", "conscrypt", "nss"),
+        core={
+            "sunjce": {"aes-256-gcm", "chacha20-poly1305", "sha256", "sha3-256", "md5", "ed25519"},
+            "bouncycastle": {
+                "aes-256-gcm",
+                "chacha20-poly1305",
+                "sha256",
+                "hmac-sha256",
+                "ed25519",
+            },
+        },
+        tiny_cases=(
+            ("sunjce", "aes-256-gcm", "decrypt", 1024, {}),
+            ("bouncycastle", "chacha20-poly1305", "encrypt", 1024, {}),
+            ("accp", "sha256", "hash", 1024, {}),
+            ("conscrypt", "aes-128-ctr", "encrypt", 1024, {}),
+            ("nss", "hmac-sha256", "mac", 1024, {}),
+            ("sunjce", "ed25519", "verify", 64, {}),
+        ),
+        heap_fields={"bytes_per_op"},
+        timed_check="output equals the gated instance's; canaries intact",
+        runtime_record=_jvm_record,
+        kat=("aes-gcm", "tag", "aes-128-gcm", ("sunjce", "bouncycastle")),
+        agreement={
+            "sunjce": (
+                ("aes-256-gcm", "encrypt", 4096),
+                ("chacha20-poly1305", "encrypt", 4096),
+                ("sha256", "hash", 4096),
+                ("hmac-sha256", "mac", 4096),
+            ),
+            "bouncycastle": (
+                ("aes-256-gcm", "decrypt", 4096),
+                ("chacha20-poly1305", "encrypt", 4096),
+                ("sha3-256", "hash", 4096),
+                ("ed25519", "sign", 4096),
+            ),
+        },
+        cross_check=("aes-256-gcm", ("bouncycastle",)),
+        xts_provider="sunjce",
+        # the JVM's variants are JDKs, offered only where installed: test_runner_jvm.py
+    ),
+)
+
+
+def per_runner(select: Callable[[Runner], bool] = lambda r: True) -> list:
+    return [pytest.param(r, id=r.name) for r in RUNNERS if select(r)]
+
+
+def per_provider(providers_of: Callable[[Runner], object]) -> list:
+    return [pytest.param(r, p, id=f"{r.name}-{p}") for r in RUNNERS for p in providers_of(r)]
+
+
+@functools.cache
+def _listed(exe: str) -> dict:
+    return capabilities(runner_exe(exe))
+
+
+def listed(r: Runner, provider: str | None = None) -> dict:
+    """The runner's `list` (skipped where it is not built); with a provider, skipped also where
+    that provider cannot load here (the JVM's reports a loading error)."""
+    caps = _listed(r.exe)
+    if provider is not None:
+        entry = next(p for p in caps["providers"] if p["name"] == provider)
+        if entry.get("loading_error"):
+            pytest.skip(f"{provider} cannot load here: {entry['loading_error']}")
+    return caps
+
+
+@pytest.mark.parametrize("r", per_runner())
+def test_list_names_the_runner_its_providers_and_the_native_catalogue_entries(r, native_runner):
+    caps = listed(r)
+    native = native_catalogue(native_runner)
+    assert caps["runner"] == r.exe
+    assert {p["name"] for p in caps["providers"]} == set(r.providers)
+    for alg in caps["algorithms"]:
+        assert alg == native[alg["name"]], alg["name"]
+
+
+@pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.core))
+def test_a_provider_offers_its_core_algorithms_with_the_native_operations(
+    r, provider, native_runner
+):
+    entry = next(p for p in listed(r, provider)["providers"] if p["name"] == provider)
+    native = native_catalogue(native_runner)
+    offered = {a["name"] for a in entry["algorithms"]}
+    assert r.core[provider] <= offered
+    # what a provider lacks is not offered (with the reason): never offered and refused both
+    assert not set(entry.get("not_offered", ())) & offered
+    for a in entry["algorithms"]:
+        assert a["operations"] == native[a["name"]]["operations"], a["name"]
+
+
+@pytest.mark.parametrize(
+    ("r", "case"),
+    [
+        pytest.param(r, c, id=f"{r.name}-{c[0]}-{c[1]}-{c[2]}-{c[3]}")
+        for r in RUNNERS
+        for c in r.tiny_cases
+    ],
+)
+def test_a_tiny_gated_case_measures(r, case):
+    provider, algorithm, operation, size, extra = case
+    caps = listed(r, provider)
+    with Served(runner_exe(r.exe)) as served:
+        assert served.hello["runner"] == r.exe
+        result = measure_tiny(served, tiny_case(provider, algorithm, operation, size, **extra))
+        assert served.close()["ok"] == 1
+    assert result["gate"]["kat"].startswith("passed")
+    assert result["gate"]["roundtrip"] == "passed"
+    assert result["gate"].get("timed", "").startswith(r.timed_check)
+    assert result["summary"]["n"] == 3 and result["summary"]["median_ns"] > 0
+    if r.reads_tsc:
+        assert result["samples"][0]["ticks"] > 0  # the TSC is read on x86-64
+    assert r.heap_fields <= set(result["heap"])
+    assert result["heap"]["bytes_per_op"] >= 0
+    if r.heap_grows:
+        assert result["heap"]["bytes_per_op"] > 0
+    if r.runtime_record:
+        r.runtime_record(result, caps)
+
+
+@pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.kat[3]))
+def test_the_gate_refuses_a_provider_that_fails_a_known_answer(r, provider, tmp_path):
+    family, corrupted_field, algorithm, _ = r.kat
+    listed(r, provider)
+    vectors = corrupted_vectors(tmp_path, family, corrupted_field)
+    with Served(runner_exe(r.exe), "--vectors", str(vectors)) as served:
+        case = tiny_case(provider, algorithm, "hash" if family == "sha2" else "encrypt", 64)
+        opened = served.send({"cmd": "open", "case": case})
+    assert opened["status"] == "failed", opened
+    assert "known-answer test" in opened["reason"]
+    assert f"failed for {provider}" in opened["reason"]
+
+
+@pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.agreement))
+def test_agreement_artifacts_equal_an_independent_implementation(r, provider):
+    listed(r, provider)
+    got = {}
+    with Served(runner_exe(r.exe)) as served:
+        for algorithm, operation, size in r.agreement[provider]:
+            reply = served.send(
+                {
+                    "cmd": "agreement",
+                    "material": MATERIAL,
+                    "case": tiny_case(provider, algorithm, operation, size),
+                }
+            )
+            assert reply["status"] == "ok", reply
+            assert reply["kat"]["ok"] is True, reply["kat"]
+            got[algorithm, operation] = reply["artifacts"]
+    for (algorithm, operation), artifacts in got.items():
+        if operation == "keygen":  # fresh keys: the pair must belong together
+            generated = artifacts["generated"]
+            fresh = x25519.X25519PrivateKey.from_private_bytes(bytes.fromhex(generated["priv"]))
+            assert fresh.public_key().public_bytes_raw().hex() == generated["pub"]
+            continue
+        name, expected = INDEPENDENT[algorithm]
+        assert artifacts[name] == expected().hex(), (algorithm, operation)
+
+
+@pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.cross_check[1]))
+def test_cross_check_accepts_a_good_peer_and_blames_a_bad_one(r, provider):
+    algorithm = r.cross_check[0]
+    operation, name, make = PEER_ARTIFACT[algorithm]
+    good = make()
+    bad = bytearray(good)
+    bad[10] ^= 1
+    listed(r, provider)
+    with Served(runner_exe(r.exe)) as served:
+        reply = served.send(
+            {
+                "cmd": "cross_check",
+                "material": MATERIAL,
+                "case": tiny_case(provider, algorithm, operation, 4096),
+                "peers": {
+                    "good/default": {name: good.hex()},
+                    "bad/default": {name: bytes(bad).hex()},
+                },
+            }
+        )
+    assert reply["type"] == "cross_check"
+    assert reply["verdicts"]["good/default"] == {"ok": True, "reason": ""}
+    assert reply["verdicts"]["bad/default"]["ok"] is False
+
+
+@pytest.mark.parametrize("r", per_runner())
+def test_unsupported_pairs_and_bad_requests(r):
+    with Served(runner_exe(r.exe)) as served:
+        xts = served.send(
+            {"cmd": "open", "case": tiny_case(r.xts_provider, "aes-256-xts", "encrypt", 64)}
+        )
+        other = served.send({"cmd": "open", "case": tiny_case("openssl", "sha256", "hash", 64)})
+        junk = served.send("not json")
+        assert served.close()["unsupported"] == 1
+    assert xts["status"] == "unsupported" and "does not offer" in xts["reason"]
+    assert other["type"] == "error" and "unknown provider 'openssl'" in other["message"]
+    assert junk["type"] == "error" and "not valid JSON" in junk["message"]
+
+
+@pytest.mark.parametrize("r", per_runner())
+def test_a_bad_command_line_is_one_line_and_status_2(r):
+    done = run(runner_exe(r.exe), "serve", "--cpu", "many")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines()[0] == f"{r.exe}: --cpu takes a CPU number, got 'many'"
+
+
+@pytest.mark.parametrize("r", per_runner(lambda r: r.unknown_variant))
+def test_an_unknown_variant_is_refused_with_the_ones_there_are(r):
+    provider, variant, there_are = r.unknown_variant
+    done = run(runner_exe(r.exe), "list", "--variant", f"{provider}={variant}")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0].endswith(
+        f"{provider} has no variant '{variant}' ({there_are})"
+    )
+
+
+@pytest.mark.parametrize("r", per_runner(lambda r: r.served_variant))
+def test_a_served_variant_measures_and_a_case_of_another_says_which_runner_to_start(r):
+    switch, hello_variants, (provider, algorithm, operation, size), refused = r.served_variant
+    variant = switch.split("=")[1]
+    with Served(runner_exe(r.exe), "--variant", switch) as served:
+        assert served.hello["variants"] == hello_variants
+        case = tiny_case(provider, algorithm, operation, size, variant=variant)
+        result = measure_tiny(served, case)
+        other = served.send(
+            {"cmd": "open", "case": tiny_case(refused[0], "sha256", "hash", 64, variant=refused[1])}
+        )
+        served.close()
+    assert result["variant"] == variant and result["gate"]["roundtrip"] == "passed"
+    assert other["status"] == "unsupported"
+    assert f"--variant {refused[0]}={refused[1]}" in other["reason"]
