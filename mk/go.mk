@@ -10,7 +10,7 @@ runner-go: venv
 	@bash runners/go/build.sh $(abspath $(VENV))/bin
 
 # go vet and the Go unit tests, when the runner was built (the protocol tests are in
-# python/tests/test_runner_go.py and run with the other Python tests).
+# python/tests/test_runner_protocol.py and test_runner_go.py, run with the other Python tests).
 test-runner-go:
 	@if [ -x $(VENV)/bin/cryptobench-runner-go ] && [ -f runners/go/build/go-path ]; then \
 	  go=$$(cat runners/go/build/go-path) && cd runners/go && \

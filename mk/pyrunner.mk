@@ -2,7 +2,7 @@
 # `make setup` installs its pinned libraries into runners/python/.venv and the wrapper
 # .venv/bin/cryptobench-runner-python; if PyPI cannot be reached it prints why and the two
 # providers are absent (runners/python/build.sh never fails setup). Its tests
-# (python/tests/test_runner_python.py) run with the other Python tests.
+# (python/tests/test_runner_protocol.py, test_runner_python.py) run with the other Python tests.
 SETUP_TARGETS += runner-python
 
 .PHONY: runner-python bench-python

@@ -10,7 +10,7 @@ runner-rust: venv
 	@bash runners/rust/build.sh $(abspath $(VENV))/bin
 
 # rustfmt's check (where rustfmt is installed) and the Rust unit tests, when the runner was built (the protocol tests are in
-# python/tests/test_runner_rust.py and run with the other Python tests).
+# python/tests/test_runner_protocol.py and test_runner_rust.py, run with the other Python tests).
 test-runner-rust:
 	@if [ -x $(VENV)/bin/cryptobench-runner-rust ] && [ -f runners/rust/build/cargo-path ]; then \
 	  cargo=$$(cat runners/rust/build/cargo-path) && cd runners/rust && \

@@ -1,7 +1,7 @@
 """The algorithm catalogue: a copy of what `cryptobench-native list` prints.
 
 catalogue.json is copied from the native runner (native/src/core/algorithms.cpp is the source);
-python/tests/test_runner_python.py checks that the copies are equal.
+python/tests/test_runner_protocol.py checks that the copies are equal.
 """
 
 import json
