@@ -1,6 +1,7 @@
 """Command line of cryptobench-runner-python (docs/protocol.md, "Commands")."""
 
 import argparse
+import re
 import sys
 
 from . import RUNNER, protocol, serve, variants, vectors
@@ -16,8 +17,16 @@ Protocol and message formats: docs/protocol.md
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
+        # argparse's "argument --cpu: " before a message that names its option already
+        message = re.sub(r"^argument (--[\w-]+): (?=\1)", "", message)
         sys.stderr.write(f"{RUNNER}: {message}\n{USAGE}")
         sys.exit(2)
+
+
+def _cpu(value: str) -> int:
+    if not value.isdigit() or int(value) >= 1024:
+        raise argparse.ArgumentTypeError(f"--cpu takes a CPU number, got '{value}'")
+    return int(value)
 
 
 def _variant(value: str) -> str:
@@ -38,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=("list", "serve", "check", "bench"))
     parser.add_argument("--variant", action="append", type=_variant, default=[])
     parser.add_argument("--provider", action="append", choices=NAMES, default=[])
-    parser.add_argument("--cpu", type=int)
+    parser.add_argument("--cpu", type=_cpu)
     parser.add_argument("--no-pin", action="store_true")
     parser.add_argument("--vectors")
     args = parser.parse_args(argv)
