@@ -133,6 +133,61 @@ def figure_scenario(name: str, help: str, paper: str | None = None) -> Scenario:
     )
 
 
+def run_figure_scenario(
+    args: argparse.Namespace,
+    name: str,
+    spec: dict[str, Any],
+    measure: Callable[[Store, int, Any], None],
+    summary: Callable[[list[Figure], dict], str],
+    sections: Callable[[list[Figure], dict], list[Section]],
+    caps: Any = None,
+    **run: Any,
+) -> int:
+    """The life of a figure-based scenario's run after its arguments were checked: the store,
+    the run's ledger (everything the run creates, undone on every ending) and its stored run
+    (`lifecycle.scenario_run`, with `run` passed on); `measure(db, run_id, ledger)` measures
+    and stores figures; Ctrl-C or SIGTERM keeps what was stored and exits 130. Then the summary,
+    the --report page and the --json-out document, from the stored figures and the settings as
+    the run stored them last. Returns the exit status."""
+    from cryptobench import runner, store
+    from cryptobench.errors import EXIT_INTERRUPTED
+    from cryptobench.lifecycle import scenario_run
+    from cryptobench.scenarios.resources import Ledger
+
+    caps = caps or runner.list_capabilities(runner.find_runner())
+    db = store.Store.open(args.db)
+    status = 0
+    run.setdefault("driver", name)
+    try:
+        with (
+            Ledger(name) as ledger,
+            scenario_run(
+                db,
+                name,
+                settings={"scenario": spec},
+                argv=args.argv,
+                machine=caps.machine,
+                note=args.note,
+                **run,
+            ) as run_id,
+        ):
+            args.run_id = run_id
+            measure(db, run_id, ledger)
+    except KeyboardInterrupt:
+        status = EXIT_INTERRUPTED
+    stored = db.figures(run_id)
+    spec = db.run(run_id).settings.get("scenario", spec)
+    finish(
+        args,
+        db,
+        run_id,
+        summary(stored, spec),
+        lambda: sections(stored, spec),
+        lambda: {"settings": spec, "figures": [f.to_json() for f in stored]},
+    )
+    return status
+
+
 def finish(
     args: argparse.Namespace,
     db: Store,

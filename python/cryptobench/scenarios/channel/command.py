@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cryptobench.errors import EXIT_INTERRUPTED, UserError
-from cryptobench.figures import Figure, failed, skipped
-from cryptobench.scenarios.base import finish
+from cryptobench.errors import UserError
+from cryptobench.figures import failed, skipped
+from cryptobench.scenarios.base import run_figure_scenario
 from cryptobench.scenarios.channel import model
 
 
@@ -202,45 +202,16 @@ def measure_all(db, run_id, ledger, spec) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from cryptobench import runner, store
-    from cryptobench.lifecycle import scenario_run
     from cryptobench.scenarios.channel import figures as channel_figures
     from cryptobench.scenarios.channel.report import sections
-    from cryptobench.scenarios.resources import Ledger
 
     spec = settings(args)
-    caps = runner.list_capabilities(runner.find_runner())
-    db = store.Store.open(args.db)
-    status = 0
-    try:
-        with (
-            Ledger("channel") as ledger,
-            scenario_run(
-                db,
-                "channel",
-                settings={"scenario": spec},
-                argv=args.argv,
-                machine=caps.machine,
-                driver="channel",
-                note=args.note,
-            ) as run_id,
-        ):
-            args.run_id = run_id
-            measure_all(db, run_id, ledger, spec)
-            if "handshake" in spec["parts"]:
-                from cryptobench.scenarios.channel import predict
 
-                db.add_figures(run_id, predict.figures(db, db.figures(run_id)))
-    except KeyboardInterrupt:
-        status = EXIT_INTERRUPTED
-    stored: list[Figure] = db.figures(run_id)
-    spec = db.run(run_id).settings.get("scenario", spec)
-    finish(
-        args,
-        db,
-        run_id,
-        channel_figures.summary(stored, spec),
-        lambda: sections(stored, spec),
-        lambda: {"settings": spec, "figures": [f.to_json() for f in stored]},
-    )
-    return status
+    def measure(db, run_id: int, ledger) -> None:
+        measure_all(db, run_id, ledger, spec)
+        if "handshake" in spec["parts"]:
+            from cryptobench.scenarios.channel import predict
+
+            db.add_figures(run_id, predict.figures(db, db.figures(run_id)))
+
+    return run_figure_scenario(args, "channel", spec, measure, channel_figures.summary, sections)

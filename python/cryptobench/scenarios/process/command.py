@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cryptobench.errors import EXIT_INTERRUPTED, UserError
+from cryptobench.errors import UserError
 from cryptobench.figures import skipped
-from cryptobench.scenarios.base import finish
+from cryptobench.scenarios.base import run_figure_scenario
 from cryptobench.scenarios.process import corpus, driver, measure
 from cryptobench.scenarios.process.model import (
     ALGORITHMS,
@@ -108,12 +108,10 @@ def _check_space(workdir: Path, sizes: list[int]) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from cryptobench import runner, store
-    from cryptobench.lifecycle import scenario_run
+    from cryptobench import runner
     from cryptobench.progress import ProgressBar
     from cryptobench.scenarios.process import figures as process_figures
     from cryptobench.scenarios.process.report import sections
-    from cryptobench.scenarios.resources import Ledger
 
     exe = runner.find_runner()
     caps = runner.list_capabilities(exe)
@@ -129,7 +127,6 @@ def command(args: argparse.Namespace) -> int:
     files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
     spec["corpus"] = corpus.checksums(files)
     spec["skipped_kinds"] = missing
-    db = store.Store.open(args.db)
     cells = [
         (p, a)
         for p in spec["providers"]
@@ -149,34 +146,20 @@ def command(args: argparse.Namespace) -> int:
     ]
     bar = ProgressBar()
     total = len(cells) * sum(len(v) for v in files.values()) * (spec["runs"] + spec["warmup"])
-    status = 0
-    try:
-        with (
-            Ledger("process") as ledger,
-            scenario_run(
-                db,
-                "process",
-                settings={"scenario": spec},
-                argv=args.argv,
-                machine=caps.machine,
-                driver=driver.PROGRAM,
-                driver_path=program,
-                libraries=libraries,
-                note=args.note,
-            ) as run_id,
-        ):
-            args.run_id = run_id
-            work = ledger.tempdir() if args.workdir is None else Path(args.workdir)
-            _check_space(work, spec["sizes"])
-            print(
-                f"run {run_id}: process scenario, {len(cells)} provider × algorithm cells, "
-                f"kinds {', '.join(files)}, {spec['runs']} runs",
-                file=sys.stderr,
-            )
-            for kind, why in missing.items():
-                db.add_figures(run_id, [skipped({"kind": kind}, "wall", "s", why)])
-            measure.startup(db, run_id, program, cells, work, spec["runs"])
-            done = 0
+
+    def measure_all(db, run_id: int, ledger) -> None:
+        work = ledger.tempdir() if args.workdir is None else Path(args.workdir)
+        _check_space(work, spec["sizes"])
+        print(
+            f"run {run_id}: process scenario, {len(cells)} provider × algorithm cells, "
+            f"kinds {', '.join(files)}, {spec['runs']} runs",
+            file=sys.stderr,
+        )
+        for kind, why in missing.items():
+            db.add_figures(run_id, [skipped({"kind": kind}, "wall", "s", why)])
+        measure.startup(db, run_id, program, cells, work, spec["runs"])
+        done = 0
+        try:
             for size in spec["sizes"]:
                 inputs = [
                     (kind, by_size[size]) for kind, by_size in files.items() if size in by_size
@@ -185,20 +168,20 @@ def command(args: argparse.Namespace) -> int:
                     db.add_figures(run_id, figs)
                     done += spec["runs"] + spec["warmup"]
                     bar.update(done, total, f"{size >> 10} KiB")
+        finally:
             bar.close()
-            measure.hyperfine_crosscheck(db, run_id, program, cells, files, work)
-            measure.in_process(db, run_id, exe, cells)
-    except KeyboardInterrupt:
-        status = EXIT_INTERRUPTED
-    finally:
-        bar.close()
-    stored = db.figures(run_id)
-    finish(
+        measure.hyperfine_crosscheck(db, run_id, program, cells, files, work)
+        measure.in_process(db, run_id, exe, cells)
+
+    return run_figure_scenario(
         args,
-        db,
-        run_id,
-        process_figures.summary(stored, spec),
-        lambda: sections(stored, spec),
-        lambda: {"settings": spec, "figures": [f.to_json() for f in stored]},
+        "process",
+        spec,
+        measure_all,
+        process_figures.summary,
+        sections,
+        caps=caps,
+        driver=driver.PROGRAM,
+        driver_path=program,
+        libraries=libraries,
     )
-    return status

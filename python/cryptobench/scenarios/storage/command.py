@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cryptobench.errors import EXIT_INTERRUPTED, UserError
+from cryptobench.errors import UserError
 from cryptobench.figures import Figure, failed, skipped
-from cryptobench.scenarios.base import finish
+from cryptobench.scenarios.base import run_figure_scenario
 from cryptobench.scenarios.storage import security, workloads
 from cryptobench.scenarios.storage.model import (
     DEFAULT_SIZE,
@@ -274,87 +274,64 @@ def crypto_ceiling(db, run_id) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-
-    from cryptobench import runner, store
-    from cryptobench.lifecycle import scenario_run
-    from cryptobench.scenarios.resources import Ledger
     from cryptobench.scenarios.storage import figures as storage_figures
     from cryptobench.scenarios.storage.report import sections
 
     spec = settings(args)
     if os.geteuid() != 0:
         raise UserError("cryptobench storage needs root (loop devices, mounts, FUSE)")
-    systems = all_systems()
     workdir = args.workdir or Path("/var/tmp")
     _check_room(workdir, spec)
-    caps = runner.list_capabilities(runner.find_runner())
-    db = store.Store.open(args.db)
-    status = 0
-    try:
-        with (
-            Ledger("storage") as ledger,
-            scenario_run(
-                db,
-                "storage",
-                settings={"scenario": spec},
-                argv=args.argv,
-                machine=caps.machine,
-                driver="storage",
-                note=args.note,
-            ) as run_id,
-        ):
-            args.run_id = run_id
-            work = ledger.tempdir()
-            if args.workdir:
-                import tempfile
 
-                work = Path(tempfile.mkdtemp(prefix="cryptobench-storage-", dir=workdir))
-                ledger.add("path", path=str(work))
-            cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-            tar, digest, members = workloads.tarball(cache / "cryptobench")
-            spec["metadata_tarball"] = {"files": members, "sha256": digest}
-            spec["kernel_cipher"] = _kernel_cipher()
+    def measure(db, run_id: int, ledger) -> None:
+        work = ledger.tempdir()
+        if args.workdir:
+            import tempfile
+
+            work = Path(tempfile.mkdtemp(prefix="cryptobench-storage-", dir=workdir))
+            ledger.add("path", path=str(work))
+        measure_all(db, run_id, ledger, spec, work)
+
+    return run_figure_scenario(args, "storage", spec, measure, storage_figures.summary, sections)
+
+
+def measure_all(db, run_id: int, ledger, spec: dict[str, Any], work: Path) -> None:
+    """Every system on every backing, with the metadata tarball, the kernel's cipher and the
+    crypto ceilings; each figure stored as it is measured."""
+    systems = all_systems()
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    tar, digest, members = workloads.tarball(cache / "cryptobench")
+    spec["metadata_tarball"] = {"files": members, "sha256": digest}
+    spec["kernel_cipher"] = _kernel_cipher()
+    db.set_settings(run_id, {"scenario": spec})
+    for name in spec["systems"]:
+        why = systems[name].missing()
+        if why:
+            db.add_figures(run_id, [skipped({"system": name}, "mount", "-", why)])
+    for backing in spec["backings"]:
+        base = make_base(ledger, work, backing, spec["size"])
+        if backing == "ext4":
+            spec["image_direct_io"] = _direct_io(base)
             db.set_settings(run_id, {"scenario": spec})
-            for name in spec["systems"]:
-                why = systems[name].missing()
-                if why:
-                    db.add_figures(run_id, [skipped({"system": name}, "mount", "-", why)])
-            for backing in spec["backings"]:
-                base = make_base(ledger, work, backing, spec["size"])
-                if backing == "ext4":
-                    spec["image_direct_io"] = _direct_io(base)
-                    db.set_settings(run_id, {"scenario": spec})
-                for name in spec["systems"]:
-                    system = systems[name]
-                    if system.missing() or (backing == "tmpfs" and name in ("tmpfs",)):
-                        continue
-                    why = system.unsupported_on(backing)
-                    if why:
-                        key = {"system": name, "backing": backing}
-                        db.add_figures(run_id, [skipped(key, "mount", "-", why)])
-                        continue
-                    print(f"run {run_id}: {system.label} on {backing}", file=sys.stderr, end="",
-                          flush=True)  # fmt: skip
-                    began, ended = time.monotonic(), " interrupted"
-                    try:
-                        measure_system(db, run_id, ledger, system, base, work, backing, spec, tar)
-                        ended = ""
-                    finally:
-                        took = time.monotonic() - began
-                        print(f" ({took:.0f} s{ended})", file=sys.stderr, flush=True)
-            crypto_ceiling(db, run_id)
-    except KeyboardInterrupt:
-        status = EXIT_INTERRUPTED
-    stored = db.figures(run_id)
-    finish(
-        args,
-        db,
-        run_id,
-        storage_figures.summary(stored, spec),
-        lambda: sections(stored, spec),
-        lambda: {"settings": spec, "figures": [f.to_json() for f in stored]},
-    )
-    return status
+        for name in spec["systems"]:
+            system = systems[name]
+            if system.missing() or (backing == "tmpfs" and name in ("tmpfs",)):
+                continue
+            why = system.unsupported_on(backing)
+            if why:
+                key = {"system": name, "backing": backing}
+                db.add_figures(run_id, [skipped(key, "mount", "-", why)])
+                continue
+            print(f"run {run_id}: {system.label} on {backing}", file=sys.stderr, end="",
+                  flush=True)  # fmt: skip
+            began, ended = time.monotonic(), " interrupted"
+            try:
+                measure_system(db, run_id, ledger, system, base, work, backing, spec, tar)
+                ended = ""
+            finally:
+                took = time.monotonic() - began
+                print(f" ({took:.0f} s{ended})", file=sys.stderr, flush=True)
+    crypto_ceiling(db, run_id)
 
 
 def _direct_io(base: Path) -> bool:
