@@ -79,6 +79,9 @@ final class Bench {
       out.printf(
           "%-34s %14.1f %14.1f %8.3f%n",
           spec.provider + " " + spec.operation + " " + spec.algorithm + " " + spec.size, e, h, ratio);
+      // Every round's figure, so a ratio outside the range shows whether one harness had a slow
+      // stretch of the machine or JVMs that settled on slower code.
+      out.printf("  rounds, engine: %s%n  rounds, JMH:    %s%n", rounded(engine), rounded(harness));
     }
     if (worst > 1.1) {
       out.println("some ratio is outside 0.9-1.1");
@@ -177,6 +180,12 @@ final class Bench {
     for (BenchmarkResult b : r.getBenchmarkResults())
       for (IterationResult i : b.getIterationResults()) scores.add(i.getPrimaryResult().getScore());
     return median(scores);
+  }
+
+  static String rounded(List<Double> v) {
+    StringBuilder b = new StringBuilder();
+    for (double x : v) b.append(b.length() == 0 ? "" : " ").append(String.format("%.1f", x));
+    return b.toString();
   }
 
   static double median(List<Double> v) {
