@@ -6,7 +6,7 @@ from pathlib import Path
 
 from cryptobench import papers, reproductions, scenarios
 from cryptobench.files import write_file
-from cryptobench.scenarios.base import Reproduction
+from cryptobench.report.reproduction import Reproduction
 
 
 def register(sub, db: argparse.ArgumentParser) -> None:

@@ -4,7 +4,8 @@ NNN` looks here after the scenarios (commands/reproduce.py). Each is a package w
 
 from collections.abc import Callable
 
-from cryptobench.scenarios.base import Reproduction, lazy
+from cryptobench.report.reproduction import Reproduction
+from cryptobench.scenarios.base import lazy
 
 CORE: dict[str, Callable[..., Reproduction]] = {
     "001": lazy("cryptobench.reproductions.java.reproduce", "reproduce"),

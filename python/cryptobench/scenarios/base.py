@@ -19,35 +19,13 @@ back from the store.
 import argparse
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from cryptobench.figures import Figure
 from cryptobench.report.html import Section
+from cryptobench.report.reproduction import Reproduction
 from cryptobench.store import RunInfo, Store
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One claim of a paper and whether it holds here."""
-
-    claim: str
-    paper: str  # what the paper reports (figures, with the table they come from)
-    ours: str  # what we measured
-    holds: bool | None  # None: cannot be decided here (say why in `ours`)
-
-
-@dataclass
-class Reproduction:
-    """What `cryptobench reproduce NNN` produced for one paper."""
-
-    paper: str  # "002"
-    title: str
-    run_ids: list[int]
-    text: str  # the side-by-side tables for the terminal
-    sections: list[Section]  # for the reproduction report
-    claims: list[Claim] = field(default_factory=list)
-    not_reproduced: list[str] = field(default_factory=list)  # what could not be done here, why
 
 
 @dataclass

@@ -9,8 +9,8 @@ from html import escape
 
 from cryptobench import analysis, runner, store
 from cryptobench.report.html import Section, html_table
+from cryptobench.report.reproduction import Claim, Reproduction
 from cryptobench.reproductions.java import figures, grid, model
-from cryptobench.scenarios.base import Claim, Reproduction
 from cryptobench.tables import text_table
 
 LINEAR_R2 = 0.99

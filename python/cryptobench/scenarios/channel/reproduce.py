@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from cryptobench.figures import Figure
-from cryptobench.scenarios.base import Claim, Reproduction
+from cryptobench.report.reproduction import Claim, Reproduction
 from cryptobench.scenarios.channel import model
 from cryptobench.scenarios.channel.figures import median_of, ok
 from cryptobench.tables import text_table

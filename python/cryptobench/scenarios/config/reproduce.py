@@ -4,7 +4,7 @@ quick variant), with its claims checked against what this machine measures."""
 import argparse
 from typing import Any
 
-from cryptobench.scenarios.base import Claim, Reproduction
+from cryptobench.report.reproduction import Claim, Reproduction
 from cryptobench.scenarios.config.model import (
     THESIS_READ_1000,
     THESIS_TABLE,

@@ -5,7 +5,7 @@ checked."""
 import argparse
 import statistics
 
-from cryptobench.scenarios.base import Claim, Reproduction
+from cryptobench.report.reproduction import Claim, Reproduction
 from cryptobench.scenarios.process.model import (
     NOT_IN_CATALOGUE,
     PAPER_ALGORITHMS,

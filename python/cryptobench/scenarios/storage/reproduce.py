@@ -4,7 +4,7 @@ ratio, not MB/s, is what carries across 17 years of hardware."""
 
 import argparse
 
-from cryptobench.scenarios.base import Claim, Reproduction
+from cryptobench.report.reproduction import Claim, Reproduction
 from cryptobench.scenarios.storage.model import BONNIE_COLUMNS, PAPER_BONNIE, PAPER_DD, STAND_INS
 
 TITLE = "Comparative testing of crypto containers and encrypted file systems"
