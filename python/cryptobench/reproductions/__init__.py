@@ -1,6 +1,7 @@
 """Reproductions of the papers that a core run repeats (not a scenario): `cryptobench reproduce
 NNN` looks here after the scenarios (commands/reproduce.py). Each is a package with a
-`reproduce(args) -> Reproduction`; this module only names them, so finding one stays cheap."""
+`reproduce(target, quick) -> Reproduction`; this module only names them, so finding one stays
+cheap."""
 
 from collections.abc import Callable
 

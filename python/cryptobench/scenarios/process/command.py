@@ -3,12 +3,13 @@ input kind and size — and `cryptobench process corpus`, which builds the input
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
 from cryptobench.figures import skipped
-from cryptobench.scenarios.base import run_figure_scenario
+from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.process import corpus, driver, measure
 from cryptobench.scenarios.process.model import (
     ALGORITHMS,
@@ -63,7 +64,7 @@ def _list(text: str | None, default: tuple, what: str, known: tuple | None = Non
     return values
 
 
-def settings(args: argparse.Namespace, caps: Any) -> dict[str, Any]:
+def settings(args: "Options", caps: Any) -> dict[str, Any]:
     from cryptobench.units import parse_sizes
 
     quick = args.quick
@@ -107,12 +108,32 @@ def _check_space(workdir: Path, sizes: list[int]) -> None:
         raise UserError(f"{workdir}: {free >> 20} MiB free, the run needs {need >> 20} MiB")
 
 
+@dataclass(frozen=True)
+class Options:
+    """What `cryptobench process` does (the command line's options, typed; None: the default
+    the option's help names)."""
+
+    action: str = "measure"  # or "corpus": only build the inputs
+    providers: str | None = None  # comma-separated
+    algorithms: str | None = None
+    kinds: str | None = None
+    sizes: str | None = None  # "128K,1M"
+    runs: int | None = None
+    quick: bool = False
+    workdir: Path | None = None
+
+
 def command(args: argparse.Namespace) -> int:
+    return start(options_from(Options, args), Target.from_args(args)).status
+
+
+def start(options: Options, target: Target) -> Started:
+    """Measures the processes, stores the run (or only builds the corpus: run 0)."""
     from cryptobench import runner
     from cryptobench.progress import ProgressBar
-    from cryptobench.scenarios.process import figures as process_figures
-    from cryptobench.scenarios.process.report import sections
+    from cryptobench.scenarios.process import SCENARIO
 
+    args = options
     exe = runner.find_runner()
     caps = runner.list_capabilities(exe)
     spec = settings(args, caps)
@@ -122,7 +143,7 @@ def command(args: argparse.Namespace) -> int:
             print(f"{digest}  {corpus.cache_dir() / name}")
         for kind, why in missing.items():
             print(f"skipped {kind}: {why}", file=sys.stderr)
-        return 0
+        return Started(0, 0)
     program = driver.find_program()
     files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
     spec["corpus"] = corpus.checksums(files)
@@ -174,12 +195,10 @@ def command(args: argparse.Namespace) -> int:
         measure.in_process(db, run_id, exe, cells)
 
     return run_figure_scenario(
-        args,
-        "process",
+        SCENARIO,
+        target,
         spec,
         measure_all,
-        process_figures.summary,
-        sections,
         caps=caps,
         driver=driver.PROGRAM,
         driver_path=program,
