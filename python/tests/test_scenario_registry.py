@@ -80,6 +80,12 @@ def test_a_scenario_package_registers_itself(demo_scenario, tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["scenario"] == {"figures": 1} and doc["figures"][0]["median"] == 3.0
 
+    out = tmp_path / "x.json"
+    assert cli.main(["export", "1", "--db", db, "-f", "gbench", "-o", str(out)]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "scenario run" in err and "json, csv, md" in err and len(err.splitlines()) == 1
+    assert not out.exists()
+
     assert cli.main(["compare", "1", "2", "--db", db]) == 0
     text = capsys.readouterr().out
     assert "better" in text and "2.000" in text  # 6 MB/s against 3, higher is better
