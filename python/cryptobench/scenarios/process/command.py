@@ -113,7 +113,7 @@ class Options:
     """What `cryptobench process` does (the command line's options, typed; None: the default
     the option's help names)."""
 
-    action: str = "measure"  # or "corpus": only build the inputs
+    action: str = "measure"  # "corpus": only build the inputs (build_corpus, not start)
     providers: str | None = None  # comma-separated
     algorithms: str | None = None
     kinds: str | None = None
@@ -124,26 +124,35 @@ class Options:
 
 
 def command(args: argparse.Namespace) -> int:
-    return start(options_from(Options, args), Target.from_args(args)).status
+    options = options_from(Options, args)
+    if options.action == "corpus":
+        return build_corpus(options)
+    return start(options, Target.from_args(args)).status
+
+
+def build_corpus(options: Options) -> int:
+    """`cryptobench process corpus`: builds the inputs only and prints their checksums."""
+    from cryptobench import runner
+
+    spec = settings(options, runner.list_capabilities(runner.find_runner()))
+    files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
+    for name, digest in sorted(corpus.checksums(files).items()):
+        print(f"{digest}  {corpus.cache_dir() / name}")
+    for kind, why in missing.items():
+        print(f"skipped {kind}: {why}", file=sys.stderr)
+    return 0
 
 
 def start(options: Options, target: Target) -> Started:
-    """Measures the processes, stores the run (or only builds the corpus: run 0)."""
+    """Measures the processes and stores the run; see run_figure_scenario for the rest of its
+    life."""
     from cryptobench import runner
     from cryptobench.progress import ProgressBar
     from cryptobench.scenarios.process import SCENARIO
 
-    args = options
     exe = runner.find_runner()
     caps = runner.list_capabilities(exe)
-    spec = settings(args, caps)
-    if args.action == "corpus":
-        files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
-        for name, digest in sorted(corpus.checksums(files).items()):
-            print(f"{digest}  {corpus.cache_dir() / name}")
-        for kind, why in missing.items():
-            print(f"skipped {kind}: {why}", file=sys.stderr)
-        return Started(0, 0)
+    spec = settings(options, caps)
     program = driver.find_program()
     files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
     spec["corpus"] = corpus.checksums(files)
@@ -169,7 +178,7 @@ def start(options: Options, target: Target) -> Started:
     total = len(cells) * sum(len(v) for v in files.values()) * (spec["runs"] + spec["warmup"])
 
     def measure_all(db, run_id: int, ledger) -> None:
-        work = ledger.tempdir() if args.workdir is None else Path(args.workdir)
+        work = ledger.tempdir() if options.workdir is None else Path(options.workdir)
         _check_space(work, spec["sizes"])
         print(
             f"run {run_id}: process scenario, {len(cells)} provider × algorithm cells, "
