@@ -233,19 +233,19 @@ class OpenCase:
         tracemalloc.start()
         base = tracemalloc.get_traced_memory()[0]
         peak_sum = peak_max = 0
-        with rss.PeakPass() as resident:
-            for _ in range(n):
-                tracemalloc.reset_peak()
-                start = tracemalloc.get_traced_memory()[0]
-                self.sink = run(data)
-                peak = tracemalloc.get_traced_memory()[1]
-                peak_sum += peak - start
-                peak_max = max(peak_max, peak - base)
-                self.sink = None
+        resident = rss.PeakPass()
+        for _ in range(n):
+            tracemalloc.reset_peak()
+            start = tracemalloc.get_traced_memory()[0]
+            self.sink = run(data)
+            peak = tracemalloc.get_traced_memory()[1]
+            peak_sum += peak - start
+            peak_max = max(peak_max, peak - base)
+            self.sink = None
+        self.heap |= resident.end()
         tracemalloc.stop()
         self.heap["bytes_per_op"] = peak_sum / n
         self.heap["peak_live_bytes"] = peak_max
-        self.heap |= resident.figures()
 
     def run_ops(self, n: int) -> None:
         run, data = self.run, self.input

@@ -33,19 +33,16 @@ def _reset_peak() -> bool:
 
 
 class PeakPass:
-    """`with PeakPass() as p: ...` then p.figures(): rss_before_kb and rss_peak_kb."""
+    """Made just before a heap pass (reads VmRSS, resets the mark); end() right after it gives
+    the result's rss_before_kb and rss_peak_kb."""
 
-    def __enter__(self) -> "PeakPass":
+    def __init__(self) -> None:
         self.before_kb = _status_kb("VmRSS:")
         self.reset = _reset_peak()
-        self.peak_kb: int | None = None
-        return self
 
-    def __exit__(self, *exc) -> None:
-        self.peak_kb = _status_kb("VmHWM:") if self.reset else None
-
-    def figures(self) -> dict:
-        return {"rss_before_kb": self.before_kb, "rss_peak_kb": self.peak_kb}
+    def end(self) -> dict:
+        peak_kb = _status_kb("VmHWM:") if self.reset else None
+        return {"rss_before_kb": self.before_kb, "rss_peak_kb": peak_kb}
 
 
 def max_rss_kb() -> int:
