@@ -5,6 +5,7 @@ import argparse
 from pathlib import Path
 
 from cryptobench import papers, reproductions, scenarios
+from cryptobench.criteria import Claim, tally, tally_text
 from cryptobench.files import write_file
 from cryptobench.scenarios.base import Reproduction
 
@@ -34,6 +35,15 @@ def reproduce_one(number: str, args: argparse.Namespace) -> Reproduction:
     return Reproduction(number, paper.title, [], "", [], not_reproduced=[reason])
 
 
+def claim_text(c: Claim) -> str:
+    who = "ours, not counted" if c.ours_only else c.source
+    return (
+        f"\n* {c.claim} [{who}]: {c.verdict}"
+        + (f" ({c.reason})" if c.reason else "")
+        + f"\n  paper:     {c.paper}\n  criterion: {c.criterion}\n  ours:      {c.ours}"
+    )
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     numbers = papers.parse(args.papers)
     done: list[Reproduction] = []
@@ -45,10 +55,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if rep.text:
             print(rep.text)
         for claim in rep.claims:
-            verdict = {True: "holds", False: "does not hold", None: "undecided"}[claim.holds]
-            print(f"\n* {claim.claim}: {verdict}\n  paper: {claim.paper}\n  ours:  {claim.ours}")
+            print(claim_text(claim))
         for item in rep.not_reproduced:
             print(f"\nnot reproduced here: {item}")
+    counts = tally(c for r in done for c in r.claims)
+    print(f"\n{tally_text(counts)}" + (" (--quick figures)" if args.quick else ""))
     if args.report:
         from cryptobench.report.reproduction import render
 

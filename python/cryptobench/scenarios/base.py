@@ -22,19 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cryptobench.criteria import Claim
 from cryptobench.figures import Figure
 from cryptobench.report.html import Section
 from cryptobench.store import RunInfo, Store
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One claim of a paper and whether it holds here."""
-
-    claim: str
-    paper: str  # what the paper reports (figures, with the table they come from)
-    ours: str  # what we measured
-    holds: bool | None  # None: cannot be decided here (say why in `ours`)
 
 
 @dataclass
@@ -48,6 +39,10 @@ class Reproduction:
     sections: list[Section]  # for the reproduction report
     claims: list[Claim] = field(default_factory=list)
     not_reproduced: list[str] = field(default_factory=list)  # what could not be done here, why
+    deviations: list[str] = field(default_factory=list)  # where our method differs, how and why
+    machine: dict[str, Any] = field(default_factory=dict)  # the stored machine record of the run
+    libraries: dict[str, str] = field(default_factory=dict)  # library -> version, as measured
+    quick: bool = False  # figures from `--quick` (fewer runs, smaller inputs)
 
 
 @dataclass
