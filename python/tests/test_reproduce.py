@@ -38,3 +38,23 @@ def test_every_paper_is_repeated_by_something():
     for number in papers.PAPERS:
         repeated = any(s.reproduce for s in scenarios.for_paper(number))
         assert repeated or number in reproductions.CORE, number
+
+
+def test_the_report_shows_criteria_both_machines_and_a_tally_of_the_papers_claims():
+    """A paper whose data are all missing still lists every claim (undecided, with the reason),
+    so the tally's denominator is the paper's fixed list; our own claims are apart."""
+    from cryptobench.criteria import evaluate, specs_for
+    from cryptobench.report.reproduction import render
+    from cryptobench.scenarios.base import Reproduction
+
+    rep = Reproduction(
+        "000", "t", [], "", [], evaluate(specs_for("000"), {}), ["no device"],
+        deviations=["one KDF for all"], machine={"cpu_model": "Test CPU 9000", "cores": 2},
+        libraries={"botan": "2.19.3"}, quick=True,
+    )  # fmt: skip
+    html = render([rep], quick=True)
+    assert ">criterion<" in html and "Tables A.1-A.4" in html
+    assert "i7-4771" in html and "Test CPU 9000" in html and "botan 2.19.3" in html
+    assert "0 hold, 0 do not hold, 5 undecided of the papers&#x27; 5 claims" in html
+    assert "Our own claims" in html and "one KDF for all" in html
+    assert html.count("quick run") >= 2  # the intro and the paper's section
