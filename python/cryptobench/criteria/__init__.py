@@ -73,8 +73,11 @@ def need(data: Mapping[str, Any], key: str) -> Any:
 
 
 def noise(data: Mapping[str, Any]) -> float:
-    """The machine's relative run-to-run noise (cryptobench.noise), default 10%."""
-    return float(data.get("noise") or 0.10)
+    """The larger of the machine's calibrated run-to-run noise (cryptobench.noise; 10% without
+    a calibration) and, where the reproduction measured it, this run's own spread (`run_spread`:
+    the median over cells of interquartile range ÷ median): a loaded machine's run is judged by
+    the noise it actually had."""
+    return max(float(data.get("noise") or 0.10), float(data.get("run_spread") or 0.0))
 
 
 def step(a: float, b: float, tol: float) -> int:
@@ -86,14 +89,15 @@ def step(a: float, b: float, tol: float) -> int:
     return 0
 
 
-def beats(steps: Iterable[int], ours: str) -> Verdict:
+def beats(steps: Iterable[int], ours: str, tol: float | None = None) -> Verdict:
     """Verdict of a list of `step` results that should all be +1."""
     steps = list(steps)
     if any(s < 0 for s in steps):
         return Verdict(False, ours)
     if all(s > 0 for s in steps):
         return Verdict(True, ours)
-    return Verdict(None, ours, "a difference is within this machine's noise")
+    within = "" if tol is None else f" ({tol:.0%})"
+    return Verdict(None, ours, f"a difference is within this machine's noise{within}")
 
 
 def ordered(values: Mapping[str, float], order: Iterable[str], tol: float, ours: str) -> Verdict:

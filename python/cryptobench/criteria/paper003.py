@@ -54,7 +54,9 @@ def null_tunnel(d):
     if not d.get("ipsec_kernel"):
         return Verdict(None, ours, KERNEL)
     tol = noise(d)
-    return beats((step(o, i, tol) for o, i in zip(x["openvpn"], x["ipsec"], strict=True)), ours)
+    return beats(
+        (step(o, i, tol) for o, i in zip(x["openvpn"], x["ipsec"], strict=True)), ours, tol
+    )
 
 
 def ipsec_faster(d):
@@ -87,7 +89,7 @@ def openssh_fastest(d):
     rivals = ["openvpn"] + (["ipsec"] if d.get("ipsec_kernel") and "ipsec" in got else [])
     ours = "software: " + _fmt(got)
     ours += "" if "ipsec" in rivals else " (IPsec not judged: its ESP is in user space)"
-    return beats((step(got["scp"][0], got[r][0], tol) for r in rivals), ours)
+    return beats((step(got["scp"][0], got[r][0], tol) for r in rivals), ours, tol)
 
 
 def ipsec_efficient(d):
@@ -98,7 +100,9 @@ def ipsec_efficient(d):
     if "ipsec" not in got:
         raise Missing("bulk[ipsec][on]")
     eff = {t: mb / cpu for t, (mb, cpu) in got.items()}
-    return beats((step(eff["ipsec"], eff[t], noise(d)) for t in eff if t != "ipsec"), ours)
+    return beats(
+        (step(eff["ipsec"], eff[t], noise(d)) for t in eff if t != "ipsec"), ours, noise(d)
+    )
 
 
 def openvpn_loses(d):
@@ -112,7 +116,7 @@ def openvpn_loses(d):
             verdicts += [step(got[r][0], got["openvpn"][0], tol), step(eff[r], eff["openvpn"], tol)]
     ours = "; ".join(parts)
     ours += "" if d.get("ipsec_kernel") else " (IPsec not judged: its ESP is in user space)"
-    return beats(verdicts, ours)
+    return beats(verdicts, ours, tol)
 
 
 def break_even(d):
