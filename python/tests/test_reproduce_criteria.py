@@ -177,3 +177,18 @@ def test_the_papers_own_figures_pass_004s_criteria():
         spec = next(s for s in specs_for("004") if s.key == key)
         data = {"noise": 0.01, "mib_s": paper | {("cryptopp", "des-ede3-cbc"): 5.8}}
         assert evaluate([spec], data)[0].holds is True, key
+
+
+def test_a_run_is_judged_by_the_noise_it_had_and_start_up_decides_no_size_effect():
+    spec = next(s for s in specs_for("004") if s.key == "004.1")
+    quiet = _004()
+    assert evaluate([spec], quiet)[0].holds is True
+    loaded = quiet | {"run_spread": 0.9}  # Crypto++ ahead by less than the run's own spread
+    [claim] = evaluate([spec], loaded)
+    assert claim.holds is None and "90%" in claim.reason
+    for key in ("004.4", "004.5"):
+        size = next(s for s in specs_for("004") if s.key == key)
+        [claim] = evaluate(
+            [size], _004(agree=False) | {"startup_share": {"botan": 0.9, "cryptopp": 0.9}}
+        )
+        assert claim.holds is None and "start-up" in claim.reason, key

@@ -88,7 +88,8 @@ def render(reproductions: list[Reproduction], quick: bool) -> str:
     intro = (
         f"<p>cryptobench {escape(__version__)}, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; "
         + (f"<b>{escape(QUICK)}</b>" if quick else "each paper's own settings")
-        + f". {escape(tally_text(counts))} ({len(reproductions)} papers); our own claims are "
+        + f". Over the {len(reproductions)} paper(s) here: {escape(tally_text(counts))}; our "
+        "own claims are "
         "listed apart and not counted.</p>"
         + how(
             "Each paper's experiment is run again on this machine by the cryptobench command "

@@ -131,7 +131,9 @@ def from_run(db_path, run_id: int, quick: bool) -> Reproduction:
             "The paper's method: the mean over kinds and sizes of size ÷ mean wall time; ours: "
             "the median of size ÷ median wall time. The paper's column is its average on a "
             f"Raspberry Pi 4 ({PAPER_SOURCE}); '-' where it names no figure. Noise threshold: "
-            f"{noise.threshold:.0%} ({noise.source})."
+            f"{noise.threshold:.0%} ({noise.source}); this run's own spread (median IQR ÷ "
+            f"median of a cell's runs) {data['run_spread'] or 0:.0%}: the criteria use the "
+            "larger."
         ),
     )
     return Reproduction(
