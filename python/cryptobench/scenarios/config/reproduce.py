@@ -24,9 +24,11 @@ DEVIATIONS = [
     "scheme, not Elektra's kdb get/set; the baseline x differs, so f (time ÷ plain) is not "
     "comparable and the claims use h and per-value costs",
     "key derivation: PBKDF2-HMAC-SHA512 × 15,000 for every library (Elektra's libgcrypt "
-    "variant). In the Elektra sources we read, its OpenSSL variant used PBKDF2-HMAC-SHA1 and its "
-    "Botan variant PBKDF2-HMAC-SHA256 (not checked at the thesis's commit dfa9bb8); the bench "
-    "driver has no switch for it, so the library ranking (000.1) is on one KDF",
+    "variant, which confcrypt's compatibility mode implements). An audit of later stored Elektra "
+    "sources found its OpenSSL variant on PBKDF2-HMAC-SHA1 and its Botan variant on "
+    "PBKDF2-HMAC-SHA256; neither is verified at the thesis's commit dfa9bb8, and the thesis text "
+    "names no hash. confcrypt's compatibility mode has one KDF and no switch, so the library "
+    "ranking (000.1) compares the three libraries on one workload, not on the thesis's three",
     "values: 16-32 random characters; the thesis's were all the string 'value' (negligible "
     "next to a PBKDF2 per value)",
     "the master password is decrypted once per read or write (the later Elektra crypto.c does "
