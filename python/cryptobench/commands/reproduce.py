@@ -5,7 +5,7 @@ import argparse
 from pathlib import Path
 
 from cryptobench import papers, reproductions, scenarios
-from cryptobench.criteria import Claim, tally, tally_text
+from cryptobench.criteria import Claim, complete, tally, tally_text
 from cryptobench.files import write_file
 from cryptobench.scenarios.base import Reproduction
 
@@ -51,6 +51,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         paper = papers.PAPERS[number]
         print(f"\n=== {number}: {paper.title} ({paper.year}) ===\n", flush=True)
         rep = reproduce_one(number, args)
+        rep.claims = complete(number, rep.claims, "; ".join(rep.not_reproduced) or "no run")
         done.append(rep)
         if rep.text:
             print(rep.text)

@@ -126,6 +126,18 @@ def evaluate(specs: Iterable[Spec], data: Mapping[str, Any]) -> list[Claim]:
     return out
 
 
+def complete(paper: str, claims: Iterable[Claim], why: str = "not measured") -> list[Claim]:
+    """`claims` with every claim of the paper's fixed list it lacks added as undecided (a
+    reproduction that stopped early still answers for each claim)."""
+    out = list(claims)
+    have = {c.claim for c in out}
+    for s in specs_for(paper):
+        if s.claim not in have:
+            out.append(Claim(s.claim, s.paper, "-", None, s.criterion, s.source,
+                             f"missing data: {why}", s.ours_only))  # fmt: skip
+    return out
+
+
 def tally(claims: Iterable[Claim]) -> dict[str, int]:
     """Holds / does not hold / undecided over the papers' claims only."""
     counts = {HOLDS: 0, FAILS: 0, UNDECIDED: 0}
