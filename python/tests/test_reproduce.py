@@ -15,10 +15,13 @@ def test_reproduce_000_quick_checks_the_thesis_claims(tmp_path, capsys):
                        "--report", str(report)])  # fmt: skip
     assert status == 0
     out = capsys.readouterr().out
-    assert "The libraries rank libgcrypt < OpenSSL < Botan in overhead" in out
+    assert "the libraries rank libgcrypt < OpenSSL < Botan [§6.1" in out
+    assert "criterion: per-value cost h(n)/n orders libgcrypt < OpenSSL < Botan" in out
+    assert "of the papers' 5 claims (--quick figures)" in out
     assert "Table 6.1" in out and "extrapolated" in out
     html = report.read_text()
     assert 'id="paper-000"' in html and "Does it still hold here?" in html
+    assert ">criterion<" in html and "i7-4771" in html
     assert "scenario-config" not in html or "Time against the number of values" in html
 
 

@@ -51,7 +51,7 @@ SPECS = (
     Spec(
         "001.x",
         "Calling a native library through JCA keeps at least half its native throughput",
-        "ours: the paper's JSafe-vs-BSafe question (§1, §3.2); its answer is not in the excerpt",
+        "ours: the paper's JSafe-vs-BSafe question (§2.2, §3.2); its answer is not in the excerpt",
         "not in the excerpt",
         "every same-library pair (Java ÷ native) at least 0.5",
         same_library,
