@@ -6,6 +6,8 @@ input length, Java vs native) and its key setup."""
 import argparse
 from html import escape
 
+import numpy as np
+
 from cryptobench import analysis, runner, store
 from cryptobench.criteria import evaluate, specs_for
 from cryptobench.report.html import Section, html_table
@@ -146,4 +148,11 @@ def criteria_data(ok: list, noise: float) -> dict:
                 ratio = figures.figure(c) / figures.figure(other)
                 pairs.append({"java": f"{java} {alg} {op}", "native": native, "library": library,
                               "ratio": ratio})  # fmt: skip
-    return {"noise": noise, "sweeps": rows, "pairs": pairs}
+    # this run's own noise: the median over cases of interquartile range ÷ median of the samples
+    spreads = [
+        float((np.percentile(c.ns, 75) - np.percentile(c.ns, 25)) / np.median(c.ns))
+        for c in ok
+        if len(c.ns) >= 4 and np.median(c.ns) > 0
+    ]
+    spread = float(np.median(spreads)) if spreads else None
+    return {"noise": noise, "run_spread": spread, "sweeps": rows, "pairs": pairs}
