@@ -49,8 +49,7 @@ def test_the_report_shows_criteria_both_machines_and_a_tally_of_the_papers_claim
     """A paper whose data are all missing still lists every claim (undecided, with the reason),
     so the tally's denominator is the paper's fixed list; our own claims are apart."""
     from cryptobench.criteria import evaluate, specs_for
-    from cryptobench.report.reproduction import render
-    from cryptobench.scenarios.base import Reproduction
+    from cryptobench.report.reproduction import Reproduction, render
 
     rep = Reproduction(
         "000", "t", [], "", [], evaluate(specs_for("000"), {}), ["no device"],

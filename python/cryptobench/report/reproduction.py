@@ -1,15 +1,37 @@
-"""The reproduction report: one page for `cryptobench reproduce`, a section per paper with its
+"""The reproduction report: what repeating a paper gives (`Reproduction`, with its `Claim`s from
+`cryptobench.criteria`) and one page for `cryptobench reproduce`, a section per paper with its
 questions, its headline, its machine beside ours, each of its claims with the criterion it is
 judged by and the verdict, our own claims apart, our tables beside its tables, where our method
 differs from the paper's, and what could not be reproduced on this machine and why."""
 
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from html import escape
+from typing import Any
 
 from cryptobench import __version__, papers
 from cryptobench.criteria import Claim, tally, tally_text
 from cryptobench.report.html import Section, how, html_table, page
-from cryptobench.scenarios.base import Reproduction
+
+__all__ = ["Claim", "Reproduction", "render"]
+
+
+@dataclass
+class Reproduction:
+    """What `cryptobench reproduce NNN` produced for one paper."""
+
+    paper: str  # "002"
+    title: str
+    run_ids: list[int]
+    text: str  # the side-by-side tables for the terminal
+    sections: list[Section]  # for the reproduction report
+    claims: list[Claim] = field(default_factory=list)
+    not_reproduced: list[str] = field(default_factory=list)  # what could not be done here, why
+    deviations: list[str] = field(default_factory=list)  # where our method differs, how and why
+    machine: dict[str, Any] = field(default_factory=dict)  # the stored machine record of the run
+    libraries: dict[str, str] = field(default_factory=dict)  # library -> version, as measured
+    quick: bool = False  # figures from `--quick` (fewer runs, smaller inputs)
+
 
 QUICK = (
     "quick run: these figures come from `--quick` (fewer runs, smaller inputs, fewer sizes); "

@@ -1,12 +1,13 @@
 """`cryptobench reproduce 000`: the thesis's configuration benchmark at its settings (or the
-quick variant), with its claims checked against what this machine measures."""
+quick variant), with its claims (criteria/paper000.py) judged on what this machine measures."""
 
-import argparse
+from dataclasses import replace
 from typing import Any
 
 from cryptobench.criteria import evaluate, specs_for
-from cryptobench.reproductions import evidence
-from cryptobench.scenarios.base import Reproduction
+from cryptobench.report.reproduction import Reproduction
+from cryptobench.scenarios import evidence
+from cryptobench.scenarios.base import Target, settings_of
 from cryptobench.scenarios.config.model import ScenarioResults, Series
 
 TITLE = "Transparent encryption of configuration values and files"
@@ -88,27 +89,25 @@ def criteria_data(results: ScenarioResults, noise: float) -> dict[str, Any]:
     return data
 
 
-def reproduce(args: argparse.Namespace) -> Reproduction:
-    from cryptobench.scenarios.config.command import add_arguments, command
-    from cryptobench.scenarios.config.figures import load, summary
+def reproduce(target: Target, quick: bool) -> Reproduction:
+    from cryptobench.scenarios.config import SCENARIO
+    from cryptobench.scenarios.config.command import Options, start
+    from cryptobench.scenarios.config.figures import from_figures, summary_of
     from cryptobench.scenarios.config.report import section
     from cryptobench.store import Store
 
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    ns = parser.parse_args(["--quick"] if args.quick else [])
-    ns.db, ns.argv = args.db, getattr(args, "argv", ["cryptobench", "reproduce", "000"])
-    ns.note = "reproduce 000" + (" --quick" if args.quick else "")
-    status = command(ns)
-    run_id = getattr(ns, "run_id", None)
+    note = "reproduce 000" + (" --quick" if quick else "")
+    started = start(Options(quick=quick), replace(target, note=note))
+    run_id = started.run_id
     not_done: list[str] = []
-    if status != 0 or run_id is None:
-        not_done.append(f"the scenario stopped with exit status {status}")
-    stored: Any = load(Store.open(args.db), run_id) if run_id is not None else None
-    if stored is None:
+    if started.status != 0:
+        not_done.append(f"the scenario stopped with exit status {started.status}")
+    run = SCENARIO.stored(Store.open(target.db), run_id)
+    stored: Any = from_figures(run.figures, settings_of(run))
+    if not stored.samples:
         return Reproduction("000", TITLE, [], "no figures", [], not_reproduced=not_done)
     results = stored.analyse()
-    machine, libraries, noise = evidence.of_run(args.db, run_id)
+    machine, libraries, noise = evidence.of_run(target.db, run_id)
     not_done.append(
         "the thesis's machine and library versions: ours are newer, so compare factors and "
         "rankings, not seconds"
@@ -122,12 +121,12 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
         "000",
         TITLE,
         [run_id],
-        summary(results, stored.info),
+        summary_of(results, stored.info),
         [section(stored, machine)],
         evaluate(specs_for("000"), criteria_data(results, noise.threshold)),
         not_done,
         deviations=DEVIATIONS,
         machine=machine,
         libraries=libraries,
-        quick=bool(args.quick),
+        quick=quick,
     )

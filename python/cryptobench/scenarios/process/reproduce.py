@@ -2,14 +2,15 @@
 sizes) with the paper's method (mean MiB/s of whole-process runs) beside ours, its claims
 checked."""
 
-import argparse
 import statistics
+from dataclasses import replace
 from html import escape
 
 from cryptobench.criteria import evaluate, specs_for
 from cryptobench.report.html import Section, how
-from cryptobench.reproductions import evidence
-from cryptobench.scenarios.base import Reproduction
+from cryptobench.report.reproduction import Reproduction
+from cryptobench.scenarios import evidence
+from cryptobench.scenarios.base import Target
 from cryptobench.scenarios.process.model import (
     CHUNK,
     KINDS,
@@ -41,19 +42,18 @@ DEVIATIONS = [
 ]
 
 
-def reproduce(args: argparse.Namespace) -> Reproduction:
-    from cryptobench.scenarios.process.command import add_arguments, command
+def reproduce(target: Target, quick: bool) -> Reproduction:
+    from cryptobench.scenarios.process.command import Options, start
 
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    argv = ["-p", ",".join(PAPER_PROVIDERS), "-a", ",".join(PAPER_ALGORITHMS)]
-    if args.quick:
-        argv += ["--sizes", ",".join(str(s) for s in QUICK_SIZES), "--runs", str(QUICK_RUNS)]
-    ns = parser.parse_args(argv)
-    ns.db, ns.argv = args.db, getattr(args, "argv", ["cryptobench", "reproduce", "004"])
-    ns.note = "reproduce 004" + (" --quick" if args.quick else "")
-    command(ns)
-    return from_run(args.db, ns.run_id, bool(args.quick))
+    note = "reproduce 004" + (" --quick" if quick else "")
+    paper = {"providers": ",".join(PAPER_PROVIDERS), "algorithms": ",".join(PAPER_ALGORITHMS)}
+    if quick:
+        sizes = ",".join(str(s) for s in QUICK_SIZES)
+        options = Options(**paper, sizes=sizes, runs=QUICK_RUNS)
+    else:
+        options = Options(**paper)
+    run_id = start(options, replace(target, note=note)).run_id
+    return from_run(target.db, run_id, quick)
 
 
 def from_run(db_path, run_id: int, quick: bool) -> Reproduction:

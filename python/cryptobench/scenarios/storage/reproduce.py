@@ -2,13 +2,14 @@
 dd figures in its table layout beside its own, with the ratio encrypted ÷ clean for both — the
 ratio, not MB/s, is what carries across 17 years of hardware."""
 
-import argparse
+from dataclasses import replace
 from html import escape
 
 from cryptobench.criteria import evaluate, specs_for
 from cryptobench.report.html import Section, how
-from cryptobench.reproductions import evidence
-from cryptobench.scenarios.base import Reproduction
+from cryptobench.report.reproduction import Reproduction
+from cryptobench.scenarios import evidence
+from cryptobench.scenarios.base import Target
 from cryptobench.scenarios.storage.model import BONNIE_COLUMNS, PAPER_BONNIE, PAPER_DD, STAND_INS
 
 DEVIATIONS = [
@@ -30,23 +31,23 @@ COLUMNS = (
 )
 
 
-def reproduce(args: argparse.Namespace) -> Reproduction:
-    from cryptobench.scenarios.storage.command import add_arguments, command
+def reproduce(target: Target, quick: bool) -> Reproduction:
+    from cryptobench.scenarios.storage.command import Options, start
     from cryptobench.scenarios.storage.figures import _medians, summary
     from cryptobench.scenarios.storage.report import sections
     from cryptobench.store import Store
     from cryptobench.tables import text_table
 
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    argv = ["--backings", "ext4"] + (["--quick"] if args.quick else ["--size", "1G", "--runs", "1"])
-    ns = parser.parse_args(argv)
-    ns.db, ns.argv = args.db, getattr(args, "argv", ["cryptobench", "reproduce", "002"])
-    ns.note = "reproduce 002" + (" --quick" if args.quick else "")
-    command(ns)
-    db = Store.open(args.db)
-    figures = db.figures(ns.run_id)
-    spec = db.run(ns.run_id).settings.get("scenario", {})
+    note = "reproduce 002" + (" --quick" if quick else "")
+    options = (
+        Options(backings="ext4", quick=True)
+        if quick
+        else Options(backings="ext4", size="1G", runs=1)
+    )
+    run_id = start(options, replace(target, note=note)).run_id
+    db = Store.open(target.db)
+    figures = db.figures(run_id)
+    spec = db.run(run_id).settings.get("scenario", {})
     ours = _medians(figures, "throughput")
     clean = "cleanfs + su_on"
     rows = []
@@ -86,7 +87,7 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
         for f in figures
         if f.metric == "passed" and f.key.get("check") == "wrong password refused"
     ]
-    machine, libraries, noise = evidence.of_run(args.db, ns.run_id)
+    machine, libraries, noise = evidence.of_run(target.db, run_id)
     data = {
         "noise": noise.threshold,
         "dd_ratio": ratio_to_clean("dd write"),
@@ -120,7 +121,7 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
     return Reproduction(
         "002",
         TITLE,
-        [ns.run_id],
+        [run_id],
         text,
         [beside, *sections(figures, spec)],
         claims,
@@ -128,5 +129,5 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
         deviations=DEVIATIONS,
         machine=machine,
         libraries=libraries,
-        quick=bool(args.quick),
+        quick=quick,
     )
