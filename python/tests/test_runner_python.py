@@ -20,6 +20,8 @@ from runner_harness import (
     tiny_case,
 )
 
+from cryptobench import gate
+
 RUNNER = "cryptobench-runner-python"
 PROVIDERS = ("pyca", "pycryptodome")
 
@@ -40,24 +42,18 @@ def test_list_records_the_interpreter_and_pycas_openssl(py_runner):
 
 def test_an_agreement_pycryptodome_cannot_compute_is_unsupported(py_runner):
     with Served(py_runner) as served:
-        argon = served.send(
-            {
-                "cmd": "agreement",
-                "material": MATERIAL,
-                "case": tiny_case(
-                    "pycryptodome", "argon2id", "derive", 16, cost={"t": 1, "m": 64, "p": 1}
-                ),
-            }
-        )
+        case = tiny_case("pycryptodome", "argon2id", "derive", 16, cost={"t": 1, "m": 64, "p": 1})
+        argon = served.agreement(case, MATERIAL)
         served.close()
     assert argon["status"] == "unsupported"
 
 
 DRIFT = """
 import json, sys
-from cryptobench_pyrunner import engine, protocol, providers
+from cryptobench_pyrunner import common, engine, protocol, providers
 
 name, alg, op, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+params = common.parse_params(json.loads(sys.argv[5]))
 real = providers.provider_by_name(name)
 prepare = real.prepare
 
@@ -73,7 +69,7 @@ def drifting(algorithm, operation, params):
 real.prepare = drifting
 spec = protocol.parse_case({"id": "d", "provider": name, "operation": op, "algorithm": alg,
     "size": size, "samples": 3, "target_sample_ms": 0.5, "warmup_ms": 1}, "case")
-c = engine.OpenCase(spec)
+c = engine.OpenCase(spec, params)
 while c.status == "ok" and len(c.samples) < 3:
     c.sample()
 print(json.dumps(protocol.result_message(c)))
@@ -90,8 +86,10 @@ def test_a_timed_instance_that_goes_wrong_after_the_gate_fails_its_case(
     """The gate and the reference use fresh instances; the timed one drifts after 5 runs (far
     fewer than warm-up and calibration take), so only the check after sampling can catch it."""
     python = REPO / "runners" / "python" / ".venv" / "bin" / "python"
+    info = next(a for a in capabilities(py_runner)["algorithms"] if a["name"] == algorithm)
+    params = gate.case_params(info, {"seed": 1}, gate.Vectors()).to_json()
     done = subprocess.run(
-        [str(python), "-c", DRIFT, provider, algorithm, operation, str(size)],
+        [str(python), "-c", DRIFT, provider, algorithm, operation, str(size), json.dumps(params)],
         capture_output=True,
         text=True,
         timeout=300,
