@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 from runner_harness import (
     MATERIAL,
+    REPLY_TIMEOUT_S,
     Served,
     capabilities,
     corrupted_vectors,
@@ -28,6 +29,11 @@ from runner_harness import (
     runner_exe,
     tiny_case,
 )
+
+from cryptobench import gate
+from cryptobench.capabilities import Capabilities
+from cryptobench.commands import check
+from cryptobench.runner import ServeProcess
 
 KEY, IV, DATA = (bytes.fromhex(MATERIAL[k]) for k in ("key", "iv", "input"))
 ARGON_COST = {"cost": {"t": 1, "m": 64, "p": 1}}
@@ -351,6 +357,28 @@ def test_the_gate_refuses_a_provider_that_fails_a_known_answer(r, provider, tmp_
     assert opened["status"] == "failed", opened
     assert "known-answer test" in opened["reason"]
     assert f"failed for {provider}" in opened["reason"]
+
+
+@pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.providers))
+def test_every_offered_algorithm_passes_the_coordinators_gate(r, provider):
+    """What the runners' own `check` did: the gate of every offered algorithm and operation
+    (cryptobench check), for a runner the coordinator gates."""
+    caps = listed(r, provider)
+    if not gate.gated_by_coordinator(caps):
+        pytest.skip(f"{r.exe} gates itself (its own tests run its check)")
+    proc = ServeProcess(runner_exe(r.exe), provider, "default", REPLY_TIMEOUT_S, ["--no-pin"])
+    lines: list[dict] = []
+    try:
+        proc.start()
+        failed = check.check_provider(
+            proc, Capabilities.from_message(caps), gate.Vectors(), lines.append
+        )
+    finally:
+        proc.stop()
+    offered = next(p for p in caps["providers"] if p["name"] == provider)["algorithms"]
+    assert len(lines) == sum(len(a["operations"]) for a in offered)
+    assert failed == 0, [m for m in lines if m["status"] != "ok"]
+    assert all(m["status"] == "ok" for m in lines)
 
 
 @pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.agreement))

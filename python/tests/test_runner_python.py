@@ -50,10 +50,10 @@ def test_an_agreement_pycryptodome_cannot_compute_is_unsupported(py_runner):
 
 DRIFT = """
 import json, sys
-from cryptobench_pyrunner import common, engine, protocol, providers
+from cryptobench_pyrunner import engine, protocol, providers
 
 name, alg, op, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-params = common.parse_params(json.loads(sys.argv[5]))
+params = json.loads(sys.argv[5])  # the coordinator's, as open sends them
 real = providers.provider_by_name(name)
 prepare = real.prepare
 
