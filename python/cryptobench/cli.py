@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from cryptobench import __version__, store
 from cryptobench.commands import (
     calibrate,
+    check,
     compare,
     fidelity,
     importing,
@@ -36,6 +37,7 @@ COMMAND_GROUPS = (
     output,
     compare,
     calibrate,
+    check,
     fidelity,
     recommend,
     scenario,
