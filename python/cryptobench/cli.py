@@ -27,6 +27,7 @@ from cryptobench.commands import (
 )
 from cryptobench.commands.common import Parser, db_parent
 from cryptobench.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, UserError
+from cryptobench.serve import command as serve
 
 # In the order --help lists them.
 COMMAND_GROUPS = (
@@ -42,6 +43,7 @@ COMMAND_GROUPS = (
     reproduce,
     importing,
     push,
+    serve,
 )
 
 

@@ -1,0 +1,331 @@
+"""What each page of `serve` shows, as plain data: the HTML templates render it and `?format=json`
+returns it as it is. Nothing here knows HTTP; a bad parameter raises NotFound or BadRequest."""
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from cryptobench import analysis, compare, noise, scenarios, stats
+from cryptobench.compare_figures import compare_figures
+from cryptobench.errors import UserError
+from cryptobench.plan import cost_json, format_cost
+from cryptobench.store import Store, reads
+from cryptobench.units import format_ns, format_size
+
+RUNS_PER_PAGE = 100
+PAIRS_PER_PAGE = 5
+
+
+class NotFound(Exception):
+    pass
+
+
+class BadRequest(Exception):
+    pass
+
+
+def integer(params: dict[str, str], name: str, default: int | None = None, low: int = 0) -> int:
+    text = params.get(name)
+    if text in (None, ""):
+        if default is None:
+            raise BadRequest(f"{name}: missing")
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise BadRequest(f"{name}: '{text}' is not a whole number") from None
+    if not low <= value <= (1 << 62):
+        raise BadRequest(f"{name}: {value} is out of range")
+    return value
+
+
+def _date(params: dict[str, str], name: str) -> str | None:
+    text = params.get(name) or None
+    if text is not None and not (len(text) == 10 and text[4] == "-" and text[7] == "-"):
+        raise BadRequest(f"{name}: '{text}' is not a date YYYY-MM-DD")
+    return text
+
+
+# ---- runs ------------------------------------------------------------------------------------
+
+
+def runs_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
+    kind = params.get("kind") or ""
+    if kind not in ("", "core", "scenario"):
+        raise BadRequest(f"kind: '{kind}' is not core or scenario")
+    sort = params.get("sort") or "id"
+    if sort not in reads.SORTS:
+        raise BadRequest(f"sort: '{sort}' is not one of {', '.join(reads.SORTS)}")
+    order = params.get("order") or "desc"
+    if order not in ("asc", "desc"):
+        raise BadRequest(f"order: '{order}' is not asc or desc")
+    page = integer(params, "page", 1, low=1)
+    f = reads.RunFilter(
+        machine=params.get("machine") or None,
+        suite=params.get("suite") or None,
+        scenario={"": None, "core": False, "scenario": True}[kind],
+        library=params.get("library") or None,
+        since=_date(params, "since"),
+        until=_date(params, "until"),
+        sort=sort,
+        descending=order == "desc",
+        limit=RUNS_PER_PAGE,
+        offset=(page - 1) * RUNS_PER_PAGE,
+    )
+    runs, total = reads.list_runs(db, f)
+    for r in runs:
+        r["cases"] = sum(r["counts"].values())
+        r["done"] = sum(n for s, n in r["counts"].items() if s != "pending")
+        r["failed"] = r["counts"].get("failed", 0)
+    shown = {k: v for k, v in params.items() if k != "format" and v}
+    return {
+        "filter": shown,
+        "runs": runs,
+        "total": total,
+        "page": page,
+        "pages": max(1, -(-total // RUNS_PER_PAGE)),
+        "choices": reads.choices(db),
+    }
+
+
+# ---- one case across runs --------------------------------------------------------------------
+
+
+def case_key(params: dict[str, str]) -> dict[str, Any]:
+    """A case's identity from the query string; everything but its name has the defaults of
+    a planned case."""
+    key: dict[str, Any] = {}
+    for name in ("provider", "operation", "algorithm"):
+        if not params.get(name):
+            raise BadRequest(f"{name}: missing")
+        key[name] = params[name]
+    key["variant"] = params.get("variant") or "default"
+    key["input"] = params.get("input") or "random"
+    key["size"] = integer(params, "size")
+    key["align_offset"] = integer(params, "align_offset", 0)
+    key["aad_bytes"] = integer(params, "aad_bytes", 0)
+    try:
+        cost = json.loads(params.get("cost") or "{}")
+        key["cost"] = cost_json({str(k): int(v) for k, v in cost.items()})
+    except (ValueError, TypeError, AttributeError):
+        raise BadRequest("cost: not a JSON object of whole numbers") from None
+    return key
+
+
+def key_query(key: tuple | dict) -> dict[str, Any]:
+    """The query string of a case's history page, from its identity."""
+    d = key if isinstance(key, dict) else dict(zip(reads.CASE_KEY, key, strict=True))
+    out = {k: d[k] for k in ("provider", "operation", "algorithm", "size")}
+    defaults = {"variant": "default", "input": "random", "align_offset": 0, "aad_bytes": 0}
+    out |= {k: d[k] for k, v in defaults.items() if d[k] != v}
+    if d["cost"] not in ("{}", None):
+        out["cost"] = d["cost"]
+    return out
+
+
+def case_title(d: dict[str, Any]) -> str:
+    label = d["provider"] + ("" if d["variant"] == "default" else f"/{d['variant']}")
+    cost = json.loads(d["cost"]) if isinstance(d["cost"], str) else d["cost"]
+    algorithm = d["algorithm"] + (f" ({format_cost(cost)})" if cost else "")
+    return f"{label} {algorithm} {d['operation']} {format_size(d['size'])}"
+
+
+def history_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
+    key = case_key(params)
+    rows = reads.case_history(db, key)
+    if not rows:
+        raise NotFound(f"no run measured {case_title(key)}")
+    lines: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        machine = r["hostname"] or r["cpu_model"] or "unknown machine"
+        ns = stats.per_op([(i, n, 0) for i, n in r["samples"]], 1)
+        s = stats.summarize(ns) if r["status"] == "ok" else None
+        line = lines.setdefault(machine, [])
+        previous = line[-1]["version"] if line else None
+        line.append({
+            "run_id": r["run_id"],
+            "started_at": r["started_at"],
+            "suite": r["suite"],
+            "status": r["status"],
+            "version": r["version"],
+            "version_changed": bool(line) and r["version"] != previous,
+            "median_ns": s.median if s else None,
+            "ci_low_ns": s.ci_low if s else None,
+            "ci_high_ns": s.ci_high if s else None,
+            "n_samples": s.n if s else 0,
+        })  # fmt: skip
+    return {"case": key, "title": case_title(key), "machines": lines}
+
+
+# ---- regressions -----------------------------------------------------------------------------
+
+
+def regressions_page(db: Store, params: dict[str, str], cache: dict) -> dict[str, Any]:
+    """Per machine (hostname and CPU model) and suite, each complete core run against the one
+    before it, newest first, a page of pairs at a time; `slower` cases by compare's rule with
+    the machine's calibrated noise as threshold."""
+    before = integer(params, "before", 1 << 62, low=1)
+    runs = reads.machine_sequences(db)
+    pairs, last = [], {}
+    for r in runs:
+        line = (r["hostname"], r["cpu_model"], r["suite"])
+        if line in last:
+            pairs.append((last[line], r))
+        last[line] = r
+    pairs = [p for p in reversed(pairs) if p[1]["id"] < before]
+    page = pairs[:PAIRS_PER_PAGE]
+    versions = reads.versions(db, sorted({r["id"] for p in page for r in p}))
+    out = []
+    for a, b in page:
+        found = noise.for_machine(db, {"hostname": b["hostname"], "cpu_model": b["cpu_model"]})
+        changes = _changes(db, a["id"], b["id"], found.threshold, cache)
+        slower = [c for c in changes if c.verdict == "slower"]
+        slower.sort(key=lambda c: -c.ratio)
+        va, vb = versions[a["id"]], versions[b["id"]]
+        out.append({
+            "machine": b["hostname"] or b["cpu_model"] or "unknown machine",
+            "cpu_model": b["cpu_model"],
+            "suite": b["suite"],
+            "run_a": a["id"],
+            "run_b": b["id"],
+            "started_b": b["started_at"],
+            "threshold": found.threshold,
+            "noise_source": found.source,
+            "compared": len(changes),
+            "faster": sum(1 for c in changes if c.verdict == "faster"),
+            "version_changes": [
+                f"{p}{'' if v == 'default' else '/' + v}: {va[(p, v)]} → {vb[(p, v)]}"
+                for p, v in sorted(vb) if (p, v) in va and va[(p, v)] != vb[(p, v)]
+            ],
+            "slower": [_change_row(c) for c in slower],
+        })  # fmt: skip
+    more = len(pairs) > PAIRS_PER_PAGE
+    return {
+        "pairs": out,
+        "alpha": compare.DEFAULT_ALPHA,
+        "next_before": page[-1][1]["id"] if more else None,
+    }
+
+
+def _changes(db: Store, a: int, b: int, threshold: float, cache: dict) -> list[compare.Change]:
+    # Complete runs do not change: a pair's verdicts are kept for the server's lifetime.
+    key = (a, b, threshold)
+    if key not in cache:
+        cache[key] = compare.changes(_per_op(db, a), _per_op(db, b), threshold)
+    return cache[key]
+
+
+def _per_op(db: Store, run_id: int) -> dict[tuple, np.ndarray]:
+    return {
+        k: np.array([ns / it for it, ns in samples if it > 0], dtype=float)
+        for k, samples in reads.ok_samples(db, run_id).items()
+    }
+
+
+def _change_row(c: compare.Change) -> dict[str, Any]:
+    d = dict(zip(reads.CASE_KEY, c.key, strict=True))
+    return {
+        "case": case_title(d),
+        "history": key_query(d),
+        "median_a": format_ns(c.median_a),
+        "median_b": format_ns(c.median_b),
+        "ratio": c.ratio,
+        "ci_low": c.ci_low,
+        "ci_high": c.ci_high,
+        "q": c.q,
+    }
+
+
+# ---- one run, two runs, scenario runs --------------------------------------------------------
+
+
+def run_id(db: Store, text: str) -> int:
+    try:
+        return db.resolve_run(text)
+    except UserError as e:
+        raise NotFound(str(e)) from None
+
+
+def compare_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
+    a, b = run_id(db, params.get("a", "")), run_id(db, params.get("b", ""))
+    show_all = params.get("all") == "1"
+    run_a, run_b = analysis.load(db, a), analysis.load(db, b)
+    scenario_a = scenarios.for_suite(run_a.run.suite)
+    scenario_b = scenarios.for_suite(run_b.run.suite)
+    head = {"a": a, "b": b, "all": show_all, "suite_a": run_a.run.suite, "suite_b": run_b.run.suite}
+    if scenario_a is not None or scenario_b is not None:
+        if scenario_a is not scenario_b:
+            raise BadRequest(f"runs {a} and {b} measured different things")
+        rows = []
+        for c in compare_figures(
+            scenario_a.stored(db, a).figures, scenario_a.stored(db, b).figures, 0.05
+        ):
+            if c.verdict != "same" or show_all:
+                f = c.figure
+                rows.append({
+                    "case": f.label, "metric": f"{f.metric} ({f.unit}, {f.better} is better)",
+                    "a": c.a.median if c.a else None, "b": c.b.median if c.b else None,
+                    "ratio": c.ratio, "p": c.p, "verdict": c.verdict,
+                })  # fmt: skip
+        return head | {"kind": "figures", "threshold": 0.05, "rows": rows, "warnings": []}
+    found = noise.for_machine(db, run_b.machine)
+    comparisons = compare.compare_runs(run_a, run_b, found.threshold)
+    rows = []
+    for c in comparisons:
+        if c.verdict == "same" and not show_all:
+            continue
+        ref = c.a or c.b
+        rows.append({
+            "case": f"{ref.label} {ref.algorithm_label} {ref.operation} {format_size(ref.size)}",
+            "history": key_query(ref.key()),
+            "a": format_ns(c.a.median_ns) if c.a else None,
+            "b": format_ns(c.b.median_ns) if c.b else None,
+            "ratio": c.ratio, "ci_low": c.ci_low, "ci_high": c.ci_high, "q": c.q,
+            "verdict": c.verdict + (" (unstable)" if c.unstable else ""),
+        })  # fmt: skip
+    return head | {
+        "kind": "cases",
+        "threshold": found.threshold,
+        "noise_source": found.source,
+        "warnings": compare.warnings(run_a, run_b),
+        "tally": compare.tally(comparisons),
+        "rows": rows,
+    }
+
+
+def scenarios_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
+    page = integer(params, "page", 1, low=1)
+    f = reads.RunFilter(scenario=True, limit=20, offset=(page - 1) * 20)
+    runs, total = reads.list_runs(db, f)
+    for r in runs:
+        r["figures"] = [
+            {
+                "figure": fig.label,
+                "metric": fig.metric,
+                "unit": fig.unit,
+                "better": fig.better,
+                "status": fig.status,
+                "median": fig.median,
+                "repetitions": len(fig.values),
+                "reason": fig.reason,
+            }
+            for fig in db.figures(r["id"])
+        ]
+    return {"runs": runs, "total": total, "page": page, "pages": max(1, -(-total // 20))}
+
+
+def as_json(data: Any) -> Any:
+    """Dataclasses and numpy numbers as JSON's own types."""
+    if hasattr(data, "__dataclass_fields__"):
+        return as_json(asdict(data))
+    if isinstance(data, dict):
+        return {str(k): as_json(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [as_json(v) for v in data]
+    if isinstance(data, np.generic):
+        return data.item()
+    if isinstance(data, float) and not np.isfinite(data):
+        return None
+    return data
