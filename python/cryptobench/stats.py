@@ -67,6 +67,24 @@ def bootstrap_median_ci(
     return float(low), float(high)
 
 
+def bootstrap_median_cis(
+    rows: np.ndarray, confidence: float = CONFIDENCE, resamples: int = BOOTSTRAP_RESAMPLES
+) -> tuple[np.ndarray, np.ndarray]:
+    """bootstrap_median_ci of each row of a (cases, samples) array at once: the fixed seed
+    draws the same resample indices for every row of one size, so drawing them once and taking
+    all rows' medians together gives each row exactly the interval bootstrap_median_ci gives
+    it (a case's history of 200 runs: one numpy call instead of 200)."""
+    x = np.asarray(rows, dtype=float)
+    if x.shape[1] < 2:
+        return x[:, 0].copy(), x[:, 0].copy()
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    index = rng.integers(0, x.shape[1], size=(resamples, x.shape[1]))
+    medians = np.median(x[:, index], axis=2)
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(medians, [alpha, 1 - alpha], axis=1)
+    return low, high
+
+
 @dataclass(frozen=True)
 class Summary:
     n: int

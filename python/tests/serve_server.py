@@ -31,12 +31,14 @@ class Served:
             stderr=log.open("w"),
             env={**os.environ, "CRYPTOBENCH_DB": ""},
         )
+        # One client for every request: building one costs more than a page (its TLS context).
+        self.client = httpx.Client(base_url=self.url, timeout=120)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"cryptobench serve exited: {log.read_text()}")
             try:
-                httpx.get(self.url + "/runs", timeout=5)
+                self.client.get("/runs", timeout=5)
                 return
             except httpx.TransportError:
                 time.sleep(0.2)
@@ -44,9 +46,10 @@ class Served:
         raise RuntimeError("cryptobench serve did not answer within 120 s")
 
     def get(self, path: str) -> httpx.Response:
-        return httpx.get(self.url + path, timeout=120)
+        return self.client.get(path)
 
     def stop(self) -> None:
+        self.client.close()
         if self.process.poll() is None:
             os.kill(self.process.pid, signal.SIGTERM)
             try:

@@ -137,11 +137,15 @@ def history_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
     rows = reads.case_history(db, key)
     if not rows:
         raise NotFound(f"no run measured {case_title(key)}")
+    per_op = [
+        stats.per_op([(i, n, 0) for i, n in r["samples"]], 1) if r["status"] == "ok" else None
+        for r in rows
+    ]
+    intervals = _intervals(per_op)
     lines: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
+    for r, ns, (low, high) in zip(rows, per_op, intervals, strict=True):
         machine = r["hostname"] or r["cpu_model"] or "unknown machine"
-        ns = stats.per_op([(i, n, 0) for i, n in r["samples"]], 1)
-        s = stats.summarize(ns) if r["status"] == "ok" else None
+        measured = ns is not None and ns.size > 0
         line = lines.setdefault(machine, [])
         previous = line[-1]["version"] if line else None
         line.append({
@@ -151,12 +155,27 @@ def history_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
             "status": r["status"],
             "version": r["version"],
             "version_changed": bool(line) and r["version"] != previous,
-            "median_ns": s.median if s else None,
-            "ci_low_ns": s.ci_low if s else None,
-            "ci_high_ns": s.ci_high if s else None,
-            "n_samples": s.n if s else 0,
+            "median_ns": stats.median(ns) if measured else None,
+            "ci_low_ns": low,
+            "ci_high_ns": high,
+            "n_samples": int(ns.size) if measured else 0,
         })  # fmt: skip
     return {"case": key, "title": case_title(key), "machines": lines}
+
+
+def _intervals(per_op: list[np.ndarray | None]) -> list[tuple[float | None, float | None]]:
+    """The bootstrap 95% interval of each point's median (stats.bootstrap_median_ci), the
+    points of one sample count drawn together."""
+    out: list[tuple[float | None, float | None]] = [(None, None)] * len(per_op)
+    by_size: dict[int, list[int]] = {}
+    for i, ns in enumerate(per_op):
+        if ns is not None and ns.size:
+            by_size.setdefault(ns.size, []).append(i)
+    for rows in by_size.values():
+        low, high = stats.bootstrap_median_cis(np.stack([per_op[i] for i in rows]))
+        for i, lo, hi in zip(rows, low, high, strict=True):
+            out[i] = (float(lo), float(hi))
+    return out
 
 
 # ---- regressions -----------------------------------------------------------------------------
