@@ -199,9 +199,7 @@ def regressions_page(db: Store, params: dict[str, str], cache: dict) -> dict[str
     out = []
     for a, b in page:
         found = noise.for_machine(db, {"hostname": b["hostname"], "cpu_model": b["cpu_model"]})
-        changes = _changes(db, a["id"], b["id"], found.threshold, cache)
-        slower = [c for c in changes if c.verdict == "slower"]
-        slower.sort(key=lambda c: -c.ratio)
+        verdicts = _verdicts(db, a["id"], b["id"], found.threshold, cache)
         va, vb = versions[a["id"]], versions[b["id"]]
         out.append({
             "machine": b["hostname"] or b["cpu_model"] or "unknown machine",
@@ -212,13 +210,11 @@ def regressions_page(db: Store, params: dict[str, str], cache: dict) -> dict[str
             "started_b": b["started_at"],
             "threshold": found.threshold,
             "noise_source": found.source,
-            "compared": len(changes),
-            "faster": sum(1 for c in changes if c.verdict == "faster"),
+            **verdicts,
             "version_changes": [
                 f"{p}{'' if v == 'default' else '/' + v}: {va[(p, v)]} → {vb[(p, v)]}"
                 for p, v in sorted(vb) if (p, v) in va and va[(p, v)] != vb[(p, v)]
             ],
-            "slower": [_change_row(c) for c in slower],
         })  # fmt: skip
     more = len(pairs) > PAIRS_PER_PAGE
     return {
@@ -228,19 +224,32 @@ def regressions_page(db: Store, params: dict[str, str], cache: dict) -> dict[str
     }
 
 
-def _changes(db: Store, a: int, b: int, threshold: float, cache: dict) -> list[compare.Change]:
-    # Complete runs do not change: a pair's verdicts are kept for the server's lifetime.
-    key = (a, b, threshold)
+def _verdicts(db: Store, a: int, b: int, threshold: float, cache: dict) -> dict[str, Any]:
+    """A pair's tally and slower cases. Complete runs do not change, so a pair's verdicts are
+    kept for the server's lifetime (a few slower rows each), and the last runs' samples for
+    the pairs that share them."""
+    key = ("pair", a, b, threshold)
     if key not in cache:
-        cache[key] = compare.changes(_per_op(db, a), _per_op(db, b), threshold)
+        changes = compare.changes(_per_op(db, a, cache), _per_op(db, b, cache), threshold)
+        slower = sorted((c for c in changes if c.verdict == "slower"), key=lambda c: -c.ratio)
+        cache[key] = {
+            "compared": len(changes),
+            "faster": sum(1 for c in changes if c.verdict == "faster"),
+            "slower": [_change_row(c) for c in slower],
+        }
     return cache[key]
 
 
-def _per_op(db: Store, run_id: int) -> dict[tuple, np.ndarray]:
-    return {
-        k: np.array([ns / it for it, ns in samples if it > 0], dtype=float)
-        for k, samples in reads.ok_samples(db, run_id).items()
-    }
+def _per_op(db: Store, run_id: int, cache: dict) -> dict[tuple, np.ndarray]:
+    samples = cache.setdefault("samples", {})
+    if run_id not in samples:
+        if len(samples) >= 2 * (PAIRS_PER_PAGE + 1):
+            samples.pop(next(iter(samples)))
+        samples[run_id] = {
+            k: np.array([ns / it for it, ns in rows if it > 0], dtype=float)
+            for k, rows in reads.ok_samples(db, run_id).items()
+        }
+    return samples[run_id]
 
 
 def _change_row(c: compare.Change) -> dict[str, Any]:
