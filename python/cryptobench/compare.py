@@ -189,7 +189,7 @@ def changes(
     keys = [k for k in a if k in b and a[k].size and b[k].size]
     if not keys:
         return []
-    p = np.empty(len(keys))
+    p, medians = np.empty(len(keys)), np.empty((len(keys), 2))
     by_shape: dict[tuple[int, int], list[int]] = {}
     for i, k in enumerate(keys):
         by_shape.setdefault((a[k].size, b[k].size), []).append(i)
@@ -199,10 +199,11 @@ def changes(
         with np.errstate(invalid="ignore", divide="ignore"):
             found = mannwhitneyu(xa, xb, axis=1, method="asymptotic", use_continuity=True).pvalue
         p[rows] = np.nan_to_num(found, nan=1.0)
+        medians[rows] = np.stack([np.median(xa, axis=1), np.median(xb, axis=1)], axis=1)
     q = false_discovery_control(np.clip(p, 0.0, 1.0), method="bh")
     out = []
     for i, k in enumerate(keys):
-        ma, mb = float(np.median(a[k])), float(np.median(b[k]))
+        ma, mb = float(medians[i, 0]), float(medians[i, 1])
         c = Change(k, ma, mb, mb / ma, float(q[i]), "same")
         if c.q < alpha:
             c.ci_low, c.ci_high = ratio_ci(a[k], b[k])

@@ -115,7 +115,11 @@ def main() -> int:
     p.add_argument("--cases", type=int, default=3000)
     p.add_argument("--samples", type=int, default=11)
     p.add_argument("--requests", type=int, default=9)
+    p.add_argument("--url", help="time the pages over this store instead of generating one")
     args = p.parse_args()
+    if args.url:
+        time_pages(args.url, args.requests)
+        return 0
     server = postgres_server.Server()
     try:
         start = time.monotonic()
@@ -123,25 +127,34 @@ def main() -> int:
               file=sys.stderr)  # fmt: skip
         generate(server.url, args.runs, args.cases, args.samples)
         print(f"generated in {time.monotonic() - start:.0f} s", file=sys.stderr)
-        with tempfile.TemporaryDirectory() as tmp:
-            served = Served(server.url, Path(tmp) / "serve.log")
-            try:
-                case = "provider=lib3&operation=encrypt&algorithm=alg-1&size=16384"
-                print(f"{'page':<40} {'first ms':>9} {'median ms':>10}")
-                for name, path in (
-                    ("runs", "/runs"),
-                    ("runs (filtered: build-a, 1.1)", "/runs?machine=build-a&library=1.1"),
-                    ("history (one case, 200 runs)", f"/history?{case}"),
-                    ("regressions (newest 5 pairs)", "/regressions"),
-                    ("regressions JSON", "/api/regressions"),
-                ):
-                    first, median = timed(served, path, args.requests)
-                    print(f"{name:<40} {first:>9.0f} {median:>10.0f}")
-            finally:
-                served.stop()
+        time_pages(server.url, args.requests)
     finally:
         server.stop()
     return 0
+
+
+def time_pages(url: str, requests: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        served = Served(url, Path(tmp) / "serve.log")
+        try:
+            case = "provider=lib3&operation=encrypt&algorithm=alg-1&size=16384"
+            print(f"{'page':<40} {'first ms':>9} {'median ms':>10}")
+            for name, path in (
+                ("runs", "/runs"),
+                ("runs (filtered: build-a, 1.1)", "/runs?machine=build-a&library=1.1"),
+                ("history (one case, 200 runs)", f"/history?{case}"),
+                (
+                    "history (another case)",
+                    "/history?provider=lib7&operation=encrypt&algorithm=alg-5&size=1024",
+                ),
+                ("regressions (newest 5 pairs)", "/regressions"),
+                ("regressions, older page", "/regressions?before=150"),
+                ("regressions JSON", "/api/regressions"),
+            ):
+                first, median = timed(served, path, requests)
+                print(f"{name:<40} {first:>9.0f} {median:>10.0f}")
+        finally:
+            served.stop()
 
 
 if __name__ == "__main__":

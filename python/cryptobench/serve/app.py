@@ -145,8 +145,8 @@ def create_app(db: Store) -> Starlette:
 
     routes = []
     for path, template, build in (
-        ("/runs", "runs.html", lambda p: pages.runs_page(db, p)),
-        ("/history", "history.html", lambda p: pages.history_page(db, p)),
+        ("/runs", "runs.html", lambda p: pages.runs_page(db, p, cache)),
+        ("/history", "history.html", lambda p: pages.history_page(db, p, cache)),
         ("/regressions", "regressions.html", lambda p: pages.regressions_page(db, p, cache)),
         ("/compare", "compare.html", lambda p: pages.compare_page(db, p)),
         ("/scenarios", "scenarios.html", lambda p: pages.scenarios_page(db, p)),
@@ -154,7 +154,7 @@ def create_app(db: Store) -> Starlette:
         endpoint = page(template, build)
         routes += [Route(path, endpoint), Route("/api" + path, endpoint)]
     routes += [
-        Route("/", page("runs.html", lambda p: pages.runs_page(db, p))),
+        Route("/", page("runs.html", lambda p: pages.runs_page(db, p, cache))),
         Route("/runs/{run}", run),
         Route("/api/runs/{run}", run),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

@@ -51,7 +51,7 @@ def _date(params: dict[str, str], name: str) -> str | None:
 # ---- runs ------------------------------------------------------------------------------------
 
 
-def runs_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
+def runs_page(db: Store, params: dict[str, str], cache: dict | None = None) -> dict[str, Any]:
     kind = params.get("kind") or ""
     if kind not in ("", "core", "scenario"):
         raise BadRequest(f"kind: '{kind}' is not core or scenario")
@@ -75,6 +75,7 @@ def runs_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
         offset=(page - 1) * RUNS_PER_PAGE,
     )
     runs, total = reads.list_runs(db, f)
+    _add_counts(db, runs, {} if cache is None else cache)
     for r in runs:
         r["cases"] = sum(r["counts"].values())
         r["done"] = sum(n for s, n in r["counts"].items() if s != "pending")
@@ -88,6 +89,20 @@ def runs_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
         "pages": max(1, -(-total // RUNS_PER_PAGE)),
         "choices": reads.choices(db),
     }
+
+
+def _add_counts(db: Store, runs: list[dict[str, Any]], cache: dict) -> None:
+    """Each run's cases by status. A complete run's counts cannot change, so they are counted
+    once (a page of 100 runs of 3,000 cases is 300,000 index entries) and kept."""
+    known = cache.setdefault("counts", {})
+    counted = reads.case_counts(db, [r["id"] for r in runs if r["id"] not in known])
+    for r in runs:
+        if r["id"] in counted:
+            r["counts"] = counted[r["id"]]
+            if r["status"] == "complete":
+                known[r["id"]] = r["counts"]
+        else:
+            r["counts"] = known[r["id"]]
 
 
 # ---- one case across runs --------------------------------------------------------------------
@@ -132,20 +147,16 @@ def case_title(d: dict[str, Any]) -> str:
     return f"{label} {algorithm} {d['operation']} {format_size(d['size'])}"
 
 
-def history_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
+def history_page(db: Store, params: dict[str, str], cache: dict | None = None) -> dict[str, Any]:
     key = case_key(params)
     rows = reads.case_history(db, key)
     if not rows:
         raise NotFound(f"no run measured {case_title(key)}")
-    per_op = [
-        stats.per_op([(i, n, 0) for i, n in r["samples"]], 1) if r["status"] == "ok" else None
-        for r in rows
-    ]
-    intervals = _intervals(per_op)
+    figures = _case_figures(db, rows, {} if cache is None else cache)
     lines: dict[str, list[dict[str, Any]]] = {}
-    for r, ns, (low, high) in zip(rows, per_op, intervals, strict=True):
+    for r in rows:
         machine = r["hostname"] or r["cpu_model"] or "unknown machine"
-        measured = ns is not None and ns.size > 0
+        median, low, high, n = figures.get(r["case_id"], (None, None, None, 0))
         line = lines.setdefault(machine, [])
         previous = line[-1]["version"] if line else None
         line.append({
@@ -155,27 +166,37 @@ def history_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
             "status": r["status"],
             "version": r["version"],
             "version_changed": bool(line) and r["version"] != previous,
-            "median_ns": stats.median(ns) if measured else None,
+            "median_ns": median,
             "ci_low_ns": low,
             "ci_high_ns": high,
-            "n_samples": int(ns.size) if measured else 0,
+            "n_samples": n,
         })  # fmt: skip
     return {"case": key, "title": case_title(key), "machines": lines}
 
 
-def _intervals(per_op: list[np.ndarray | None]) -> list[tuple[float | None, float | None]]:
-    """The bootstrap 95% interval of each point's median (stats.bootstrap_median_ci), the
-    points of one sample count drawn together."""
-    out: list[tuple[float | None, float | None]] = [(None, None)] * len(per_op)
-    by_size: dict[int, list[int]] = {}
-    for i, ns in enumerate(per_op):
-        if ns is not None and ns.size:
-            by_size.setdefault(ns.size, []).append(i)
-    for rows in by_size.values():
-        low, high = stats.bootstrap_median_cis(np.stack([per_op[i] for i in rows]))
-        for i, lo, hi in zip(rows, low, high, strict=True):
-            out[i] = (float(lo), float(hi))
-    return out
+def _case_figures(db: Store, rows: list[dict[str, Any]], cache: dict) -> dict[int, tuple]:
+    """Each measured point's (median, CI low, CI high, samples): the median and the bootstrap
+    95% interval of bootstrap_median_ci, the points of one sample count drawn together. A
+    case of a complete run cannot change, so its figures are computed once and kept."""
+    known = cache.setdefault("case_figures", {})
+    wanted = [r for r in rows if r["status"] == "ok" and r["case_id"] not in known]
+    samples = reads.samples_of(db, [r["case_id"] for r in wanted])
+    by_size: dict[int, list[tuple[int, np.ndarray]]] = {}
+    fresh = {}
+    for r in wanted:
+        ns = stats.per_op([(i, n, 0) for i, n in samples.get(r["case_id"], [])], 1)
+        if ns.size:
+            by_size.setdefault(ns.size, []).append((r["case_id"], ns))
+    for group in by_size.values():
+        values = np.stack([ns for _, ns in group])
+        low, high = stats.bootstrap_median_cis(values)
+        for (case_id, ns), lo, hi in zip(group, low, high, strict=True):
+            fresh[case_id] = (stats.median(ns), float(lo), float(hi), int(ns.size))
+    for r in wanted:
+        if r["case_id"] in fresh and r["run_status"] == "complete":
+            known[r["case_id"]] = fresh[r["case_id"]]
+    return {r["case_id"]: known.get(r["case_id"]) or fresh.get(r["case_id"]) for r in rows
+            if r["case_id"] in known or r["case_id"] in fresh}  # fmt: skip
 
 
 # ---- regressions -----------------------------------------------------------------------------
@@ -245,10 +266,11 @@ def _per_op(db: Store, run_id: int, cache: dict) -> dict[tuple, np.ndarray]:
     if run_id not in samples:
         if len(samples) >= 2 * (PAIRS_PER_PAGE + 1):
             samples.pop(next(iter(samples)))
-        samples[run_id] = {
-            k: np.array([ns / it for it, ns in rows if it > 0], dtype=float)
-            for k, rows in reads.ok_samples(db, run_id).items()
-        }
+        per_op = {}
+        for k, (ns, iterations) in reads.ok_samples(db, run_id).items():
+            n, it = np.array(ns, dtype=float), np.array(iterations, dtype=float)
+            per_op[k] = n[it > 0] / it[it > 0]  # stats.per_op
+        samples[run_id] = per_op
     return samples[run_id]
 
 
