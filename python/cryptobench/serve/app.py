@@ -17,6 +17,8 @@ a 404 page and a malformed parameter a 400 page, never a traceback.
 """
 
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -84,7 +86,10 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(db: Store) -> Starlette:
+def create_app(db: Store, second: Callable[[], Store] | None = None) -> Starlette:
+    """The application over `db`. `second` opens another connection to the same store: given
+    it, a thread computes every regression pair in the background, newest first, so that
+    the regressions pages answer from memory once it is through."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         autoescape=True,
@@ -170,7 +175,26 @@ def create_app(db: Store) -> Starlette:
         },
     )
     app.state.db = db
+    if second is not None:
+        threading.Thread(target=_warm, args=(second, cache), daemon=True).start()
     return SecurityHeaders(app)
+
+
+def _warm(second: Callable[[], Store], cache: dict) -> None:
+    try:
+        db = second()
+        try:
+            start = time.monotonic()
+            done = pages.warm_regressions(db, cache)
+            print(
+                f"regressions: {done} pairs compared in {time.monotonic() - start:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+        finally:
+            db.close()
+    except Exception as e:  # the pages compute what they need themselves
+        print(f"regressions not computed in the background: {e}", file=sys.stderr, flush=True)
 
 
 def _ratio(value: float | None) -> str:

@@ -61,7 +61,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from cryptobench.store import Store
 
     db = Store.open_readonly(args.db)
-    app = create_app(db)
+    app = create_app(db, second=lambda: Store.open_readonly(args.db))
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(
         f"serving {db.path} (read-only) at http://{host}:{args.port}/ — Ctrl-C stops",

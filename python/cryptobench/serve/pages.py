@@ -207,14 +207,7 @@ def regressions_page(db: Store, params: dict[str, str], cache: dict) -> dict[str
     before it, newest first, a page of pairs at a time; `slower` cases by compare's rule with
     the machine's calibrated noise as threshold."""
     before = integer(params, "before", 1 << 62, low=1)
-    runs = reads.machine_sequences(db)
-    pairs, last = [], {}
-    for r in runs:
-        line = (r["hostname"], r["cpu_model"], r["suite"])
-        if line in last:
-            pairs.append((last[line], r))
-        last[line] = r
-    pairs = [p for p in reversed(pairs) if p[1]["id"] < before]
+    pairs = [p for p in regression_pairs(db) if p[1]["id"] < before]
     page = pairs[:PAIRS_PER_PAGE]
     versions = reads.versions(db, sorted({r["id"] for p in page for r in p}))
     out = []
@@ -243,6 +236,32 @@ def regressions_page(db: Store, params: dict[str, str], cache: dict) -> dict[str
         "alpha": compare.DEFAULT_ALPHA,
         "next_before": page[-1][1]["id"] if more else None,
     }
+
+
+def warm_regressions(db: Store, cache: dict) -> int:
+    """Computes every pair's verdicts, newest first, into `cache` (the server's, shared with
+    the requests: each entry is set whole, once), with its own store and its own samples, so
+    that a regressions page answers from memory however old. Returns the pairs done."""
+    own: dict = {}
+    pairs = regression_pairs(db)
+    for a, b in pairs:
+        found = noise.for_machine(db, {"hostname": b["hostname"], "cpu_model": b["cpu_model"]})
+        key = ("pair", a["id"], b["id"], found.threshold)
+        if key not in cache:
+            cache[key] = _verdicts(db, a["id"], b["id"], found.threshold, own)
+    return len(pairs)
+
+
+def regression_pairs(db: Store) -> list[tuple[dict, dict]]:
+    """Each complete core run with the one before it of the same machine and suite, newest
+    first."""
+    pairs, last = [], {}
+    for r in reads.machine_sequences(db):
+        line = (r["hostname"], r["cpu_model"], r["suite"])
+        if line in last:
+            pairs.append((last[line], r))
+        last[line] = r
+    return pairs[::-1]
 
 
 def _verdicts(db: Store, a: int, b: int, threshold: float, cache: dict) -> dict[str, Any]:
