@@ -22,6 +22,7 @@ def free_port() -> int:
 
 class Served:
     def __init__(self, db: str, log: Path) -> None:
+        self.name = db  # what the tests call it (the browser test: the engine)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log

@@ -1,4 +1,5 @@
-"""`cryptobench serve` in a real browser (headless Chromium, Debian's package): the runs list,
+"""`cryptobench serve` in a real browser (headless Chromium, Debian's package), over SQLite and
+over PostgreSQL: the runs list,
 a case's history, the regressions page and a comparison render what a person reads, with the
 stored script shown as text and not run. The DOM is what Chromium has after loading the page
 (--dump-dom); a screenshot of each page is kept as a test artefact (in
@@ -18,13 +19,28 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not instal
 HISTORY = "/history?provider=beta&operation=encrypt&algorithm=aes-256-gcm&size=4096"
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    path = tmp_path_factory.mktemp("serve") / "r.db"
-    two_runs(str(path))
-    server = Served(str(path), path.with_name("serve.log"))
-    yield server
-    server.stop()
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def served(request, tmp_path_factory):
+    """The server over a real SQLite file, then over a real PostgreSQL."""
+    here = tmp_path_factory.mktemp("serve")
+    database = None
+    if request.param == "sqlite":
+        target = str(here / "r.db")
+    else:
+        postgres_server = pytest.importorskip("postgres_server")
+        if postgres_server.binaries() is None:
+            pytest.skip("PostgreSQL (Debian's postgresql) is not installed")
+        database = postgres_server.Server()
+        target = database.url
+    try:
+        two_runs(target)
+        server = Served(target, here / "serve.log")
+        server.name = request.param
+        yield server
+        server.stop()
+    finally:
+        if database is not None:
+            database.stop()
 
 
 def chromium(tmp_path: Path, *args: str) -> str:
@@ -39,8 +55,9 @@ def show(served: Served, tmp_path: Path, path: str, name: str) -> str:
     """The page's DOM after Chromium loaded it; its screenshot saved as NAME.png."""
     shots = Path(os.environ.get("CRYPTOBENCH_ARTIFACTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
-    chromium(tmp_path, f"--screenshot={shots / (name + '.png')}", served.url + path)
-    assert (shots / (name + ".png")).stat().st_size > 1000
+    shot = shots / f"{name}-{served.name}.png"
+    chromium(tmp_path, f"--screenshot={shot}", served.url + path)
+    assert shot.stat().st_size > 1000
     return chromium(tmp_path, "--dump-dom", served.url + path)
 
 
