@@ -120,10 +120,14 @@ def create_app(db: Store, second: Callable[[], Store] | None = None) -> Starlett
         if wants_json(request):
             body = render_export(db, run_id, "json", False)
             return Response(body, media_type="application/json")
+        previous = (
+            f' · <a href="/compare?a={run_id - 1}&amp;b={run_id}">compare with run {run_id - 1}</a>'
+            if run_id > 1
+            else ""
+        )
         nav = (
-            '<p style="font:14px sans-serif"><a href="/runs">all runs</a> · '
-            f'<a href="/compare?a={max(1, run_id - 1)}&amp;b={run_id}">compare with run '
-            f'{max(1, run_id - 1)}</a> · <a href="/api/runs/{run_id}">JSON</a></p>'
+            f'<p style="font:14px sans-serif"><a href="/runs">all runs</a>{previous}'
+            f' · <a href="/api/runs/{run_id}">JSON</a></p>'
         )
         text = render_report(db, run_id).replace("<body>", "<body>" + nav, 1)
         return HTMLResponse(text, headers={"content-security-policy": REPORT_POLICY})
