@@ -116,6 +116,7 @@ def test_bad_urls_are_error_pages_with_security_headers(served):
         ("/history?provider=x", 400), ("/history?provider=x&operation=y&algorithm=z&size=1", 404),
         ("/runs?sort=evil", 400), ("/runs?since=yesterday", 400), ("/compare?a=1&b=99", 404),
         ("/compare?a=1&b=3", 400), ("/regressions?before=x", 400),
+        ("/runs?page=99999999999999999", 400), ("/scenarios?page=0", 400),
     ):  # fmt: skip
         page = served.get(path)
         assert page.status_code == status, path

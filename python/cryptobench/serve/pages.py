@@ -26,7 +26,9 @@ class BadRequest(Exception):
     pass
 
 
-def integer(params: dict[str, str], name: str, default: int | None = None, low: int = 0) -> int:
+def integer(
+    params: dict[str, str], name: str, default: int | None = None, low: int = 0, high: int = 1 << 62
+) -> int:
     text = params.get(name)
     if text in (None, ""):
         if default is None:
@@ -36,7 +38,7 @@ def integer(params: dict[str, str], name: str, default: int | None = None, low: 
         value = int(text)
     except ValueError:
         raise BadRequest(f"{name}: '{text}' is not a whole number") from None
-    if not low <= value <= (1 << 62):
+    if not low <= value <= high:
         raise BadRequest(f"{name}: {value} is out of range")
     return value
 
@@ -61,7 +63,7 @@ def runs_page(db: Store, params: dict[str, str], cache: dict | None = None) -> d
     order = params.get("order") or "desc"
     if order not in ("asc", "desc"):
         raise BadRequest(f"order: '{order}' is not asc or desc")
-    page = integer(params, "page", 1, low=1)
+    page = integer(params, "page", 1, low=1, high=10**9)
     f = reads.RunFilter(
         machine=params.get("machine") or None,
         suite=params.get("suite") or None,
@@ -365,7 +367,7 @@ def compare_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
 
 
 def scenarios_page(db: Store, params: dict[str, str]) -> dict[str, Any]:
-    page = integer(params, "page", 1, low=1)
+    page = integer(params, "page", 1, low=1, high=10**9)
     f = reads.RunFilter(scenario=True, limit=20, offset=(page - 1) * 20)
     runs, total = reads.list_runs(db, f)
     for r in runs:
