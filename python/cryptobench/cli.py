@@ -28,6 +28,7 @@ from cryptobench.commands import (
 )
 from cryptobench.commands.common import Parser, db_parent
 from cryptobench.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, UserError
+from cryptobench.serve import command as serve
 
 # In the order --help lists them.
 COMMAND_GROUPS = (
@@ -44,6 +45,7 @@ COMMAND_GROUPS = (
     reproduce,
     importing,
     push,
+    serve,
 )
 
 
