@@ -120,7 +120,6 @@ class Served:
             }
         opened = self.send({"cmd": "open", "case": case, "params": gated.params.to_json()})
         opened["gate"] = {**gated.record, **opened.get("gate", {})}
-        self.gated_record = gated.record
         return opened
 
     def agreement(self, case: dict, material: dict) -> dict:

@@ -130,3 +130,56 @@ def test_variants_switch_pycas_openssl_by_environment_and_pycryptodome_by_its_fl
     default = {p["name"]: p for p in json.loads(done.stdout)["providers"]}["pyca"]
     assert default["variant"] == "default" and default["code_path"]["OPENSSL_ia32cap"] == ""
     # (measuring in a served variant and refusing an unknown one: test_runner_protocol.py)
+
+
+FLIPPING = """
+import sys
+from cryptobench_pyrunner import providers, serve
+
+real = providers.provider_by_name(sys.argv[1])
+prepare = real.prepare
+
+def flipping(algorithm, operation, params):
+    inner = prepare(algorithm, operation, params)
+    def run(data):
+        out = inner(data)  # one bit of every output is wrong
+        return bytes([out[0] ^ 1]) + out[1:] if isinstance(out, bytes) and out else out
+    return run
+
+real.prepare = flipping
+sys.exit(serve.serve(sys.stdin, sys.stdout, None))
+"""
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "operation", "size"), [("aes-256-gcm", "encrypt", 64), ("ed25519", "sign", 64)]
+)
+def test_the_coordinators_gate_refuses_a_real_provider_with_wrong_output(
+    py_runner, algorithm, operation, size
+):
+    """pyca with one bit of every output flipped, served as the runner serves: the coordinator's
+    known-answer steps catch it before anything is timed."""
+    python = REPO / "runners" / "python" / ".venv" / "bin" / "python"
+    info = next(a for a in capabilities(py_runner)["algorithms"] if a["name"] == algorithm)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "runners" / "python")}
+    with subprocess.Popen(
+        [str(python), "-c", FLIPPING, "pyca"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as proc:
+        assert json.loads(proc.stdout.readline())["type"] == "hello"
+
+        def send(steps):
+            case = tiny_case("pyca", algorithm, operation, size)
+            proc.stdin.write(json.dumps({"cmd": "steps", "case": case, "steps": steps}) + "\n")
+            proc.stdin.flush()
+            return json.loads(proc.stdout.readline())
+
+        gated = gate.gate_case(
+            send, info, tiny_case("pyca", algorithm, operation, size), gate.Vectors(), set()
+        )
+        proc.stdin.close()
+    assert gated.status == "failed"
+    assert gated.reason.startswith("known-answer test ") and "failed for pyca" in gated.reason

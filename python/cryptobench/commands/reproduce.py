@@ -6,7 +6,8 @@ from pathlib import Path
 
 from cryptobench import papers, reproductions, scenarios
 from cryptobench.files import write_file
-from cryptobench.scenarios.base import Reproduction
+from cryptobench.report.reproduction import Reproduction
+from cryptobench.scenarios.base import Target
 
 
 def register(sub, db: argparse.ArgumentParser) -> None:
@@ -23,13 +24,15 @@ def register(sub, db: argparse.ArgumentParser) -> None:
     c.set_defaults(func=cmd_reproduce)
 
 
-def reproduce_one(number: str, args: argparse.Namespace) -> Reproduction:
+def reproduce_one(number: str, target: Target, quick: bool) -> Reproduction:
+    """Repeats one paper: the scenario (or core reproduction) that repeats it, started from
+    code with the run stored in `target`."""
     paper = papers.PAPERS[number]
     for scenario in scenarios.for_paper(number):
         if scenario.reproduce is not None:
-            return scenario.reproduce(args)
+            return scenario.reproduce(target, quick)
     if number in reproductions.CORE:  # a paper a core run repeats (not a scenario)
-        return reproductions.CORE[number](args)
+        return reproductions.CORE[number](target, quick)
     reason = f"nothing in this cryptobench repeats it yet ({paper.repeated_by} is not available)"
     return Reproduction(number, paper.title, [], "", [], not_reproduced=[reason])
 
@@ -40,7 +43,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for number in numbers:
         paper = papers.PAPERS[number]
         print(f"\n=== {number}: {paper.title} ({paper.year}) ===\n", flush=True)
-        rep = reproduce_one(number, args)
+        rep = reproduce_one(number, Target(db=args.db, argv=tuple(args.argv)), args.quick)
         done.append(rep)
         if rep.text:
             print(rep.text)

@@ -1,14 +1,39 @@
-"""The reproduction report: one page for `cryptobench reproduce`, a section per paper with its
-questions, its headline result, whether each of its claims holds here, our tables and figures,
-and what could not be reproduced on this machine and why."""
+"""The reproduction report: what repeating a paper gives (`Reproduction`, with its `Claim`s) and
+one page for `cryptobench reproduce`, a section per paper with its questions, its headline
+result, whether each of its claims holds here, our tables and figures, and what could not be
+reproduced on this machine and why."""
 
 import platform
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from html import escape
 
 from cryptobench import __version__, papers
 from cryptobench.report.html import Section, how, html_table, page
-from cryptobench.scenarios.base import Reproduction
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper and whether it holds here."""
+
+    claim: str
+    paper: str  # what the paper reports (figures, with the table they come from)
+    ours: str  # what we measured
+    holds: bool | None  # None: cannot be decided here (say why in `ours`)
+
+
+@dataclass
+class Reproduction:
+    """What `cryptobench reproduce NNN` produced for one paper."""
+
+    paper: str  # "002"
+    title: str
+    run_ids: list[int]
+    text: str  # the side-by-side tables for the terminal
+    sections: list[Section]  # for the reproduction report
+    claims: list[Claim] = field(default_factory=list)
+    not_reproduced: list[str] = field(default_factory=list)  # what could not be done here, why
+
 
 _VERDICT = {True: "holds", False: "does not hold", None: "cannot be decided here"}
 

@@ -3,14 +3,14 @@ repeated over today's JCA providers and the fastest native library: the paper's 
 algorithm kinds that still exist, 128 KiB-2 MiB), its questions (ranking per level, linearity in
 input length, Java vs native) and its key setup."""
 
-import argparse
 import statistics
 from html import escape
 
 from cryptobench import analysis, runner, store
 from cryptobench.report.html import Section, html_table
+from cryptobench.report.reproduction import Claim, Reproduction
 from cryptobench.reproductions.java import figures, grid, model
-from cryptobench.scenarios.base import Claim, Reproduction
+from cryptobench.scenarios.base import Target
 from cryptobench.tables import text_table
 
 LINEAR_R2 = 0.99
@@ -45,17 +45,17 @@ def key_setup_table(results: dict) -> tuple[str, list[list[str]]]:
     return text_table(["provider", "algorithm", "key setup ns", "per second"], rows), rows
 
 
-def reproduce(args: argparse.Namespace) -> Reproduction:
+def reproduce(target: Target, quick: bool) -> Reproduction:
     caps = runner.discover()
-    g = grid.choose(caps, args.quick)
+    g = grid.choose(caps, quick)
     java = [p for p in g.providers if p in model.JAVA_PROVIDERS]
     if not java:
         why = "; ".join(f"{p}: {w}" for p, w in g.absent.items())
         return Reproduction("001", TITLE, [], "", [], not_reproduced=[
             f"no Java provider here (the JVM runner is not built: {why})"])  # fmt: skip
-    run_id = grid.run_grid(args, g, args.quick)
+    run_id = grid.run_grid(target, g, quick)
     setups = grid.key_setup(g, caps)
-    db = store.Store.open(args.db)
+    db = store.Store.open(target.db)
     results = analysis.load(db, run_id)
     ok = [c for c in results.ok_cases() if c.variant == "default"]
 
@@ -115,7 +115,7 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
     not_done = list(model.NOT_IN_CATALOGUE)
     not_done += [f"{p} absent: {w}" for p, w in g.absent.items()]
     not_done.append(model.LEVEL_SOURCE)
-    if args.quick:
+    if quick:
         not_done.append(
             "--quick: AES-128-CBC, ChaCha20, MD5, SHA-256, HMAC-SHA-256 and RSA-2048 at 128 KiB, "
             "512 KiB and 2 MiB, encryption only, no 3DES and no key generation, 5 samples; the "

@@ -5,13 +5,15 @@ absolute figures and as ratios (to the unencrypted baseline, to RSA-1024, or acc
 since only ratios carry across 11 years of hardware. The paper's "hardware" is an offload IP on
 an ARM SoC; ours is OpenSSL with and without AES-NI/PCLMUL/AVX."""
 
-import argparse
 import os
 import subprocess
 import sys
+from dataclasses import replace
+from pathlib import Path
 
 from cryptobench.figures import Figure
-from cryptobench.scenarios.base import Claim, Reproduction
+from cryptobench.report.reproduction import Claim, Reproduction
+from cryptobench.scenarios.base import Target
 from cryptobench.scenarios.channel import model
 from cryptobench.scenarios.channel.figures import median_of, ok
 from cryptobench.tables import text_table
@@ -27,7 +29,7 @@ PAPER_CHANNELS = [
 ]
 
 
-def _core_run(args: argparse.Namespace) -> None:
+def _core_run(db: Path | str | None) -> None:
     """The small core run the handshake prediction and break-even come from, as its own run
     (a separate process, the way a user would run it)."""
     from cryptobench.scenarios.channel.predict import suite_path
@@ -42,8 +44,8 @@ def _core_run(args: argparse.Namespace) -> None:
         "--note",
         "reproduce 003: core figures for the channel prediction",
     ]
-    if args.db:
-        argv += ["--db", str(args.db)]
+    if db:
+        argv += ["--db", str(db)]
     subprocess.run(argv, check=False, timeout=1800, stdout=subprocess.DEVNULL, env=os.environ)
 
 
@@ -279,25 +281,22 @@ def claims(figures: list[Figure]) -> list[Claim]:
     return out
 
 
-def reproduce(args: argparse.Namespace) -> Reproduction:
-    from cryptobench.scenarios.channel.command import add_arguments, command
+def reproduce(target: Target, quick: bool) -> Reproduction:
+    from cryptobench.scenarios.channel.command import Options, start
     from cryptobench.scenarios.channel.figures import summary
     from cryptobench.scenarios.channel.report import sections
     from cryptobench.store import Store
 
-    _core_run(args)
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    argv = ["--channels", ",".join(PAPER_CHANNELS)]
-    argv += ["--quick"] if args.quick else ["--window", "60"]
-    ns = parser.parse_args(argv)
-    ns.db, ns.argv = args.db, getattr(args, "argv", ["cryptobench", "reproduce", "003"])
-    ns.note = "reproduce 003" + (" --quick" if args.quick else "")
-    ns.report = ns.json_out = None
-    command(ns)
-    db = Store.open(args.db)
-    figures = db.figures(ns.run_id)
-    spec = db.run(ns.run_id).settings.get("scenario", {})
+    _core_run(target.db)
+    note = "reproduce 003" + (" --quick" if quick else "")
+    channels = ",".join(PAPER_CHANNELS)
+    options = (
+        Options(channels=channels, quick=True) if quick else Options(channels=channels, window=60)
+    )
+    run_id = start(options, replace(target, note=note, report=None, json_out=None)).run_id
+    db = Store.open(target.db)
+    figures = db.figures(run_id)
+    spec = db.run(run_id).settings.get("scenario", {})
     text = summary(figures, spec) + "\n\nThe paper beside us (" + model.PAPER_SOURCE + "):\n\n"
     text += tables(figures)
     not_done = [f"{paper} → {here}" for paper, here in model.STAND_INS.items()] + [
@@ -325,7 +324,7 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
     return Reproduction(
         "003",
         TITLE,
-        [ns.run_id],
+        [run_id],
         text,
         [beside, *sections(figures, spec)],
         claims(figures),

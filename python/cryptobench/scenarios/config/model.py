@@ -62,8 +62,8 @@ THESIS_READ_1000: dict[str, float] = {
     "compat/botan": 38.0,
 }
 
-# How `runs` marks a scenario run (runs.suite); its figures live in scenario_samples and
-# scenario_heap, its driver facts in runs.settings["scenario"].
+# How `runs` marks a scenario run (runs.suite); its figures are stored as Figures (figures.py:
+# to_figures), its driver facts in runs.settings["scenario"].
 STORE_SUITE = "scenario:config"
 
 

@@ -1,10 +1,11 @@
 """`cryptobench reproduce 000`: the thesis's configuration benchmark at its settings (or the
 quick variant), with its claims checked against what this machine measures."""
 
-import argparse
+from dataclasses import replace
 from typing import Any
 
-from cryptobench.scenarios.base import Claim, Reproduction
+from cryptobench.report.reproduction import Claim, Reproduction
+from cryptobench.scenarios.base import Target, settings_of
 from cryptobench.scenarios.config.model import (
     THESIS_READ_1000,
     THESIS_TABLE,
@@ -87,27 +88,25 @@ def claims(results: ScenarioResults) -> list[Claim]:
     return out
 
 
-def reproduce(args: argparse.Namespace) -> Reproduction:
-    from cryptobench.scenarios.config.command import add_arguments, command
-    from cryptobench.scenarios.config.figures import load, summary
+def reproduce(target: Target, quick: bool) -> Reproduction:
+    from cryptobench.scenarios.config import SCENARIO
+    from cryptobench.scenarios.config.command import Options, start
+    from cryptobench.scenarios.config.figures import from_figures, summary_of
     from cryptobench.scenarios.config.report import section
     from cryptobench.store import Store
 
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    ns = parser.parse_args(["--quick"] if args.quick else [])
-    ns.db, ns.argv = args.db, getattr(args, "argv", ["cryptobench", "reproduce", "000"])
-    ns.note = "reproduce 000" + (" --quick" if args.quick else "")
-    status = command(ns)
-    run_id = getattr(ns, "run_id", None)
+    note = "reproduce 000" + (" --quick" if quick else "")
+    started = start(Options(quick=quick), replace(target, note=note))
+    run_id = started.run_id
     not_done: list[str] = []
-    if status != 0 or run_id is None:
-        not_done.append(f"the scenario stopped with exit status {status}")
-    stored: Any = load(Store.open(args.db), run_id) if run_id is not None else None
-    if stored is None:
+    if started.status != 0:
+        not_done.append(f"the scenario stopped with exit status {started.status}")
+    run = SCENARIO.stored(Store.open(target.db), run_id)
+    stored: Any = from_figures(run.figures, settings_of(run))
+    if not stored.samples:
         return Reproduction("000", TITLE, [], "no figures", [], not_reproduced=not_done)
     results = stored.analyse()
-    machine = Store.open(args.db).machine(run_id)
+    machine = run.machine
     not_done.append(
         "the thesis's machine and library versions: ours are newer, so compare factors and "
         "rankings, not seconds"
@@ -121,7 +120,7 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
         "000",
         TITLE,
         [run_id],
-        summary(results, stored.info),
+        summary_of(results, stored.info),
         [section(stored, machine)],
         claims(results),
         not_done,

@@ -2,10 +2,11 @@
 sizes) with the paper's method (mean MiB/s of whole-process runs) beside ours, its claims
 checked."""
 
-import argparse
 import statistics
+from dataclasses import replace
 
-from cryptobench.scenarios.base import Claim, Reproduction
+from cryptobench.report.reproduction import Claim, Reproduction
+from cryptobench.scenarios.base import Target
 from cryptobench.scenarios.process.model import (
     NOT_IN_CATALOGUE,
     PAPER_ALGORITHMS,
@@ -21,24 +22,22 @@ TITLE = "EvalMe: CPU and memory of Crypto++ and Botan ciphers on four input kind
 MIB = 1 << 20
 
 
-def reproduce(args: argparse.Namespace) -> Reproduction:
-    from cryptobench.scenarios.process.command import add_arguments, command
+def reproduce(target: Target, quick: bool) -> Reproduction:
+    from cryptobench.scenarios.process.command import Options, start
     from cryptobench.scenarios.process.figures import kind_tests, summary
     from cryptobench.scenarios.process.report import sections
     from cryptobench.store import Store
     from cryptobench.tables import text_table
 
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    argv = ["-p", ",".join(PAPER_PROVIDERS), "-a", ",".join(PAPER_ALGORITHMS)]
-    if args.quick:
-        argv += ["--sizes", ",".join(str(s) for s in QUICK_SIZES), "--runs", str(QUICK_RUNS)]
-    ns = parser.parse_args(argv)
-    ns.db, ns.argv = args.db, getattr(args, "argv", ["cryptobench", "reproduce", "004"])
-    ns.note = "reproduce 004" + (" --quick" if args.quick else "")
-    command(ns)
-    run_id = ns.run_id
-    db = Store.open(args.db)
+    note = "reproduce 004" + (" --quick" if quick else "")
+    paper = {"providers": ",".join(PAPER_PROVIDERS), "algorithms": ",".join(PAPER_ALGORITHMS)}
+    if quick:
+        sizes = ",".join(str(s) for s in QUICK_SIZES)
+        options = Options(**paper, sizes=sizes, runs=QUICK_RUNS)
+    else:
+        options = Options(**paper)
+    run_id = start(options, replace(target, note=note)).run_id
+    db = Store.open(target.db)
     figures = db.figures(run_id)
     spec = db.run(run_id).settings.get("scenario", {})
     # The paper's method: per library and algorithm, the mean over kinds and sizes of

@@ -2,9 +2,10 @@
 dd figures in its table layout beside its own, with the ratio encrypted ÷ clean for both — the
 ratio, not MB/s, is what carries across 17 years of hardware."""
 
-import argparse
+from dataclasses import replace
 
-from cryptobench.scenarios.base import Claim, Reproduction
+from cryptobench.report.reproduction import Claim, Reproduction
+from cryptobench.scenarios.base import Target
 from cryptobench.scenarios.storage.model import BONNIE_COLUMNS, PAPER_BONNIE, PAPER_DD, STAND_INS
 
 TITLE = "Comparative testing of crypto containers and encrypted file systems"
@@ -16,23 +17,23 @@ COLUMNS = (
 )
 
 
-def reproduce(args: argparse.Namespace) -> Reproduction:
-    from cryptobench.scenarios.storage.command import add_arguments, command
+def reproduce(target: Target, quick: bool) -> Reproduction:
+    from cryptobench.scenarios.storage.command import Options, start
     from cryptobench.scenarios.storage.figures import _medians, summary
     from cryptobench.scenarios.storage.report import sections
     from cryptobench.store import Store
     from cryptobench.tables import text_table
 
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    argv = ["--backings", "ext4"] + (["--quick"] if args.quick else ["--size", "1G", "--runs", "1"])
-    ns = parser.parse_args(argv)
-    ns.db, ns.argv = args.db, getattr(args, "argv", ["cryptobench", "reproduce", "002"])
-    ns.note = "reproduce 002" + (" --quick" if args.quick else "")
-    command(ns)
-    db = Store.open(args.db)
-    figures = db.figures(ns.run_id)
-    spec = db.run(ns.run_id).settings.get("scenario", {})
+    note = "reproduce 002" + (" --quick" if quick else "")
+    options = (
+        Options(backings="ext4", quick=True)
+        if quick
+        else Options(backings="ext4", size="1G", runs=1)
+    )
+    run_id = start(options, replace(target, note=note)).run_id
+    db = Store.open(target.db)
+    figures = db.figures(run_id)
+    spec = db.run(run_id).settings.get("scenario", {})
     ours = _medians(figures, "throughput")
     clean = "cleanfs + su_on"
     rows = []
@@ -99,4 +100,4 @@ def reproduce(args: argparse.Namespace) -> Reproduction:
         "clean file system in brackets):\n" + table + "\n\nThe paper's dd (4 GiB from "
         "/dev/random), MB/s and × clean file:\n" + text_table(["", "MB/s", "× clean"], dd)
     )
-    return Reproduction("002", TITLE, [ns.run_id], text, sections(figures, spec), claims, not_done)
+    return Reproduction("002", TITLE, [run_id], text, sections(figures, spec), claims, not_done)
