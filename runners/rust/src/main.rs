@@ -163,12 +163,9 @@ fn main() {
         }
         variants::select_variants(&o.variants)?;
         let mut out = std::io::stdout().lock();
-        match o.command.as_str() {
-            "list" => {
-                emit(&mut out, &capabilities());
-                std::process::exit(0);
-            }
-            _ => {}
+        if o.command == "list" {
+            emit(&mut out, &capabilities());
+            std::process::exit(0);
         }
         let cpu = pin(&o)?;
         if o.command == "bench" {

@@ -104,7 +104,7 @@ pub fn parse_case(raw: &Value, where_: &str) -> Result<CaseSpec, SpecError> {
         ),
         (
             "target_sample_ms",
-            !(s.target_sample_ms >= 0.001) || !(s.warmup_ms >= 0.0),
+            s.target_sample_ms < 0.001 || s.warmup_ms < 0.0,
             "must be at least 0.001 (warmup_ms: 0)".into(),
         ),
         (

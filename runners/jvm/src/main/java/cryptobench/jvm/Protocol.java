@@ -86,7 +86,8 @@ final class Protocol {
   }
 
   /** A case specification decoded over its defaults (CaseSpec's fields, in snake case). */
-  static final Gson SPEC = new GsonBuilder().setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES).create();
+  static final Gson SPEC =
+      new GsonBuilder().setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES).create();
 
   /** protocol.cpp, parse_case: the fields, then their values against the catalogue. */
   static CaseSpec parseCase(JsonElement raw, String where) throws SpecError {
@@ -102,7 +103,8 @@ final class Protocol {
     for (String k : List.of("agreement", "inplace", "key_setup"))
       if (m.has(k) && !(m.get(k).isJsonPrimitive() && m.get(k).getAsJsonPrimitive().isBoolean()))
         throw new SpecError(where + "." + k + ": must be true or false");
-    for (String k : List.of("size", "align_offset", "aad_bytes", "samples", "batch", "heap_iterations", "seed"))
+    for (String k :
+        List.of("size", "align_offset", "aad_bytes", "samples", "batch", "heap_iterations", "seed"))
       if (m.has(k)) uint(m.get(k), where + "." + k);
     if (m.has("cost") && !m.get("cost").isJsonObject())
       throw new SpecError(where + ".cost: must be an object of non-negative integers");
@@ -122,19 +124,26 @@ final class Protocol {
     AlgorithmInfo info = Types.findAlgorithm(s.algorithm);
     String kind = info == null ? "" : info.kind;
     long min = info == null ? 0 : info.minSize, block = info == null ? 1 : info.blockBytes;
+    String names = String.join(", ", Providers.NAMES), ops = String.join(", ", OPERATIONS);
+    boolean symmetric = kind.equals("cipher") || kind.equals("aead");
+    boolean badSize = s.size > 1L << 30 || s.size < min || s.size % block != 0;
     Object[][] checks = {
-      {"provider", !Providers.NAMES.contains(s.provider), "unknown provider '" + s.provider + "' (this runner has: " + String.join(", ", Providers.NAMES) + ")"},
+      {"provider", !Providers.NAMES.contains(s.provider),
+        "unknown provider '" + s.provider + "' (this runner has: " + names + ")"},
       {"algorithm", info == null, "unknown algorithm '" + s.algorithm + "'"},
-      {"operation", !OPERATIONS.contains(s.operation), "unknown operation '" + s.operation + "' (" + String.join(", ", OPERATIONS) + ")"},
-      {"operation", info != null && !info.hasOp(s.operation), s.operation + " does not apply to " + s.algorithm + " (a " + kind + ")"},
-      {"key_setup", s.keySetup && !(kind.equals("cipher") || kind.equals("aead")), "applies to ciphers and AEADs only, not to " + s.algorithm},
+      {"operation", !OPERATIONS.contains(s.operation), "unknown operation '" + s.operation + "' (" + ops + ")"},
+      {"operation", info != null && !info.hasOp(s.operation),
+        s.operation + " does not apply to " + s.algorithm + " (a " + kind + ")"},
+      {"key_setup", s.keySetup && !symmetric, "applies to ciphers and AEADs only, not to " + s.algorithm},
       {"size", s.keySetup && s.size != 0, "a key_setup case processes no data: size must be 0"},
-      {"size", !s.keySetup && (s.size > 1L << 30 || s.size < min || s.size % block != 0), s.algorithm + " needs at least " + min + " bytes in multiples of " + block},
+      {"size", !s.keySetup && badSize, s.algorithm + " needs at least " + min + " bytes in multiples of " + block},
       {"input", !List.of("random", "zeros", "text").contains(s.input), "must be random, zeros or text"},
       {"align_offset", s.alignOffset > 63, "must be between 0 and 63"},
       {"aad_bytes", s.aadBytes > 1 << 20, "must be between 0 and 1048576"},
-      {"samples", s.samples < 1 || s.batch < 1 || s.heapIterations < 1, "samples, batch and heap_iterations must be at least 1"},
-      {"target_sample_ms", !(s.targetSampleMs >= 0.001) || !(s.warmupMs >= 0), "must be at least 0.001 (warmup_ms: 0)"},
+      {"samples", s.samples < 1 || s.batch < 1 || s.heapIterations < 1,
+        "samples, batch and heap_iterations must be at least 1"},
+      {"target_sample_ms", !(s.targetSampleMs >= 0.001) || !(s.warmupMs >= 0),
+        "must be at least 0.001 (warmup_ms: 0)"},
       {"cost", !s.cost.isEmpty() && !kind.equals("kdf"), s.algorithm + " takes no cost parameters (only KDFs do)"},
     };
     for (Object[] c : checks) if ((Boolean) c[1]) throw new SpecError(where + "." + c[0] + ": " + c[2]);

@@ -195,7 +195,9 @@ final class Steps {
         Output o = null;
         try {
           byte[] data = r.bytes(v);
-          o = op.equals("keygen") ? new Output(null, p.generateKey(name)) : new Output(runOnce(prepared, data, 1024), null);
+          o = op.equals("keygen")
+              ? new Output(null, p.generateKey(name))
+              : new Output(runOnce(prepared, data, 1024), null);
           runs.add(encode(o, digest));
         } catch (SpecError e) {
           throw e;
