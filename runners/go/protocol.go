@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 )
 
 const (
@@ -107,12 +106,6 @@ func emit(w io.Writer, m msg) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(m)
 	_, _ = w.Write(buf.Bytes())
-}
-
-func maxRSSKB() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Maxrss
 }
 
 func caseMessage(c *OpenCase) msg {

@@ -125,12 +125,22 @@ func (d drifting) Prepare(alg, op string, p Params) (Op, error) {
 // openWith opens one case on a temporary extra provider and takes its samples.
 func openWith(t *testing.T, p Provider, spec CaseSpec) *OpenCase {
 	t.Helper()
+	return openWithParams(t, p, spec, nil)
+}
+
+// openWithParams: openWith with the params the coordinator sends in open (nil: a symmetric key
+// and IV from the case's seed).
+func openWithParams(t *testing.T, p Provider, spec CaseSpec, params msg) *OpenCase {
+	t.Helper()
 	saved := providers
 	providers = append(append([]Provider{}, providers...), p)
 	defer func() { providers = saved }()
 	spec.ID, spec.Provider, spec.Input, spec.Seed = "t", p.Name(), "random", 1
 	spec.Samples, spec.Batch, spec.TargetSampleMS, spec.WarmupMS, spec.HeapIterations = 3, 1, 0.2, 1, 2
-	c := openCase(spec, symmetricParams(findAlgorithm(spec.Algorithm), spec.Seed))
+	if params == nil {
+		params = symmetricParams(findAlgorithm(spec.Algorithm), spec.Seed)
+	}
+	c := openCase(spec, params)
 	for c.Status == statusOK && uint64(len(c.Samples)) < spec.Samples {
 		if _, err := c.sample(); err != nil {
 			t.Fatal(err)
@@ -176,5 +186,29 @@ func TestInPlaceDecryptionAlternatesTagsAndPassesTheCheck(t *testing.T) {
 		CaseSpec{Operation: "decrypt", Algorithm: "aes-128-gcm", Size: 1024, Inplace: false, AlignOffset: 7})
 	if c.Status != statusOK || c.layout.Inplace || c.layout.Distance < 1024 || c.layout.InPageOffset != 7 {
 		t.Errorf("out of place: %s %q %+v", c.Status, c.Reason, c.layout)
+	}
+}
+
+func TestTheHeapPassReportsTheResidentPeakOfAMemoryHardKDF(t *testing.T) {
+	// Argon2id with m = 32 MiB takes its memory from the Go heap: the collector's free pages go
+	// back to the system before the pass, so the pass's resident peak rises by the 32 MiB again
+	// even though calibration has used (and freed) the same amount before.
+	// The coordinator opens a KDF case with its salt, output length and cost (docs/protocol.md).
+	kdf := msg{"salt": "000102030405060708090a0b0c0d0e0f", "out_len": json.Number("32"),
+		"cost": map[string]any{"t": json.Number("1"), "m": json.Number("32768"), "p": json.Number("1")}}
+	c := openWithParams(t, drifting{goX{}, "argon", 1 << 62, false}, CaseSpec{Operation: "derive",
+		Algorithm: "argon2id", Size: 16, Cost: map[string]uint64{"t": 1, "m": 32768, "p": 1}}, kdf)
+	if c.Status != statusOK {
+		t.Fatalf("status %s: %s", c.Status, c.Reason)
+	}
+	h := c.Heap
+	if h.RSSBeforeKB == nil || h.RSSPeakKB == nil {
+		t.Fatalf("resident set not measured: %+v", h)
+	}
+	if rise := *h.RSSPeakKB - *h.RSSBeforeKB; rise < 28*1024 {
+		t.Errorf("resident peak rose by %d KiB across the heap pass, want >= %d", rise, 28*1024)
+	}
+	if h.BytesPerOp < 32<<20 {
+		t.Errorf("bytes_per_op %.0f, want >= 32 MiB", h.BytesPerOp)
 	}
 }

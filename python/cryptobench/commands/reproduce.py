@@ -5,6 +5,7 @@ import argparse
 from pathlib import Path
 
 from cryptobench import papers, reproductions, scenarios
+from cryptobench.criteria import Claim, complete, tally, tally_text
 from cryptobench.files import write_file
 from cryptobench.report.reproduction import Reproduction
 from cryptobench.scenarios.base import Target
@@ -37,6 +38,15 @@ def reproduce_one(number: str, target: Target, quick: bool) -> Reproduction:
     return Reproduction(number, paper.title, [], "", [], not_reproduced=[reason])
 
 
+def claim_text(c: Claim) -> str:
+    who = "ours, not counted" if c.ours_only else c.source
+    return (
+        f"\n* {c.claim} [{who}]: {c.verdict}"
+        + (f" ({c.reason})" if c.reason else "")
+        + f"\n  paper:     {c.paper}\n  criterion: {c.criterion}\n  ours:      {c.ours}"
+    )
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     numbers = papers.parse(args.papers)
     done: list[Reproduction] = []
@@ -44,14 +54,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         paper = papers.PAPERS[number]
         print(f"\n=== {number}: {paper.title} ({paper.year}) ===\n", flush=True)
         rep = reproduce_one(number, Target(db=args.db, argv=tuple(args.argv)), args.quick)
+        rep.claims = complete(number, rep.claims, "; ".join(rep.not_reproduced) or "no run")
         done.append(rep)
         if rep.text:
             print(rep.text)
         for claim in rep.claims:
-            verdict = {True: "holds", False: "does not hold", None: "undecided"}[claim.holds]
-            print(f"\n* {claim.claim}: {verdict}\n  paper: {claim.paper}\n  ours:  {claim.ours}")
+            print(claim_text(claim))
         for item in rep.not_reproduced:
             print(f"\nnot reproduced here: {item}")
+    counts = tally(c for r in done for c in r.claims)
+    print(f"\n{tally_text(counts)}" + (" (--quick figures)" if args.quick else ""))
     if args.report:
         from cryptobench.report.reproduction import render
 

@@ -4,7 +4,6 @@ messages and the list command (serve's request dispatch is in serve.py)."""
 import json
 import os
 import platform
-import resource
 
 import cryptobench_pyrunner as pkg
 
@@ -12,6 +11,7 @@ from . import catalogue, variants
 from .engine import OpenCase, summarise
 from .errors import SpecError
 from .providers import NAMES, all_providers, not_offered, offered
+from .rss import max_rss_kb
 
 GATE = "coordinator"  # this runner is gated by the coordinator (docs/protocol.md, "Who gates")
 
@@ -97,10 +97,6 @@ def parse_case(raw, where: str = "case") -> dict:
 def emit(out, message: dict) -> None:
     out.write(json.dumps(message, separators=(",", ":")) + "\n")
     out.flush()
-
-
-def max_rss_kb() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def machine_record() -> dict:

@@ -5,6 +5,7 @@
 use crate::clock::{mono_ns, ticks};
 use crate::heap;
 use crate::providers::provider_by_name;
+use crate::rss;
 use crate::spec::{CaseSpec, SpecError, case_input};
 use crate::steps::{Fault, Resolver, not_offered, run_once};
 use crate::types::*;
@@ -297,9 +298,11 @@ impl OpenCase {
         if self.spec.operation == "keygen" && heap_ops > 2 {
             heap_ops = 2;
         }
+        let resident = rss::PeakPass::start();
         heap::start();
         let r = self.run_ops(heap_ops);
         let counts = heap::stop();
+        let (rss_before_kb, rss_peak_kb) = resident.end();
         r?;
         let n = heap_ops as f64;
         self.heap = json!({
@@ -309,6 +312,8 @@ impl OpenCase {
             "peak_live_bytes": counts.peak_live,
             "prepare_allocs": prep.allocs,
             "prepare_bytes": prep.bytes,
+            "rss_before_kb": rss_before_kb,
+            "rss_peak_kb": rss_peak_kb,
         });
         Ok(())
     }

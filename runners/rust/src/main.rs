@@ -10,6 +10,7 @@ mod heap;
 mod machine;
 mod protocol;
 mod providers;
+mod rss;
 mod spec;
 mod steps;
 mod types;

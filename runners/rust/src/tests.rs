@@ -130,7 +130,12 @@ fn open_with(p: &'static dyn Provider, mut spec: CaseSpec) -> OpenCase {
     spec.target_sample_ms = 0.2;
     spec.warmup_ms = 1.0;
     spec.heap_iterations = 2;
-    let params = symmetric_params(find_algorithm(&spec.algorithm).unwrap(), spec.seed);
+    let info = find_algorithm(&spec.algorithm).unwrap();
+    let mut params = symmetric_params(info, spec.seed);
+    if info.kind == "kdf" {
+        // what the coordinator sends a KDF case (gate/material.py): salt, output length, cost
+        params = json!({"salt": hex::encode([7u8; 16]), "out_len": 32, "cost": spec.cost});
+    }
     let mut c = open_case(spec, Some(&params));
     while c.status == STATUS_OK && (c.samples.len() as u64) < c.spec.samples {
         c.sample().unwrap();
@@ -210,4 +215,18 @@ fn the_heap_counter_counts_allocations() {
     drop(v);
     let counts = crate::heap::stop();
     assert!(counts.allocs >= 1 && counts.frees >= 1 && counts.bytes >= 1000 && counts.peak_live >= 1000, "{counts:?}");
+}
+
+#[test]
+fn the_heap_pass_reports_the_resident_peak_of_a_memory_hard_kdf() {
+    // Argon2id with m = 32 MiB: its blocks are one allocation the process maps and unmaps per
+    // derivation, so the resident peak across the heap pass rises by at least that much.
+    let mut spec = case("derive", "argon2id", 16, false);
+    spec.cost = [("t", 1), ("m", 32768), ("p", 1)].into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    let c = open_with(&RustCrypto, spec);
+    assert_eq!(c.status, STATUS_OK, "{}", c.reason);
+    let (before, peak) = (c.heap["rss_before_kb"].as_i64(), c.heap["rss_peak_kb"].as_i64());
+    let rise = peak.unwrap() - before.unwrap();
+    assert!(rise >= 28 * 1024, "resident peak rose by {rise} KiB across the heap pass");
+    assert!(c.heap["peak_live_bytes"].as_u64().unwrap() >= 32 << 20, "{}", c.heap);
 }

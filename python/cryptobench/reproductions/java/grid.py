@@ -30,9 +30,10 @@ class Grid:
 
 
 def choose(caps: Capabilities, quick: bool) -> Grid:
-    present = [p for p in [*model.JAVA_PROVIDERS, model.NATIVE] if p in caps.providers]
+    wanted = [*model.JAVA_PROVIDERS, model.NATIVE, *(n for n, _ in model.SAME_LIBRARY.values())]
+    present = [p for p in wanted if p in caps.providers]
     why = "; ".join(f"{r}: {w}" for r, w in caps.absent.items()) or "not built here"
-    absent = {p: why for p in [*model.JAVA_PROVIDERS, model.NATIVE] if p not in caps.providers}
+    absent = {p: why for p in wanted if p not in caps.providers}
     if quick:
         return Grid(present, model.QUICK_SIZES, model.QUICK_SYMMETRIC, model.QUICK_HASHES,
                     model.QUICK_MACS, model.QUICK_SIGNATURES, model.QUICK_PK_ENCRYPTION, [],

@@ -97,8 +97,8 @@ def render_section(
         parts.append(html_table(TIME_HEADERS, time_rows(results, n), numeric={1, 2, 3, 4, 6, 7}))
         parts.append(
             '<p class="how">Median of the runs and the fastest and slowest run. The thesis column '
-            "is CONFCRYPT.md's rounded quotation of the thesis's n = 1000 reads, measured on the "
-            "thesis's machine.</p>"
+            "is the median of the thesis's 11 runs at n = 1000 (Tables A.1-A.4, kdb get), measured "
+            "on the thesis's machine.</p>"
         )
     if results.extrapolated:
         measured = max(
