@@ -1,5 +1,5 @@
 // Records what the binary was built with: rustc's version, the target, its CPU features, the
-// profile, the versions of the crates in Cargo.lock, and where the checkout's vectors/ are.
+// profile and the versions of the crates in Cargo.lock.
 use std::process::Command;
 
 fn main() {
@@ -31,9 +31,6 @@ fn main() {
         }
     }
     println!("cargo:rustc-env=CB_LOCKED={}", versions.join(","));
-    let vectors = std::path::Path::new(&dir).join("../../vectors");
-    let vectors = vectors.canonicalize().unwrap_or(vectors);
-    println!("cargo:rustc-env=CRYPTOBENCH_VECTORS_DIR={}", vectors.display());
     println!("cargo::rustc-check-cfg=cfg(cryptobench_soft)");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=Cargo.lock");

@@ -32,7 +32,7 @@ def register(sub, db: argparse.ArgumentParser) -> None:
 
 def check_case(info: dict, provider: str, operation: str, n: int) -> dict[str, Any]:
     """A small case of every kind: 1000 bytes (1024 for block ciphers), 32 for a public-key
-    message or a password, nothing for key generation and key agreement."""
+    message or a (printable) password, nothing for key generation and key agreement."""
     if operation == "keygen" or info["kind"] == "key-agreement":
         size = 0
     elif info["kind"] in ("cipher", "aead", "hash", "mac"):
@@ -43,6 +43,8 @@ def check_case(info: dict, provider: str, operation: str, n: int) -> dict[str, A
     case.update(algorithm=info["name"], size=size)
     if info["name"] in CHEAP_COST:
         case["cost"] = CHEAP_COST[info["name"]]
+    if info["kind"] == "kdf":
+        case["input"] = "text"  # a password: SunJCE's PBKDF2 takes only printable characters
     return case
 
 

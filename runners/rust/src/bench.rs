@@ -4,6 +4,8 @@
 //! the ratio of the medians should be 0.9-1.1.
 
 use crate::engine::*;
+use crate::spec::{CaseSpec, symmetric_params};
+use crate::types::find_algorithm;
 use serde_json::Value;
 use std::io::Write;
 use std::time::Duration;
@@ -76,7 +78,8 @@ pub fn command_bench(out: &mut impl Write) -> i32 {
     let mut worst: f64 = 1.0;
     let mut code = 0;
     for spec in cases {
-        let mut c = open_case(spec.clone());
+        let params = symmetric_params(find_algorithm(&spec.algorithm).unwrap(), spec.seed);
+        let mut c = open_case(spec.clone(), Some(&params));
         if c.status != STATUS_OK {
             let _ = writeln!(out, "{}: {} {}", spec.id, c.status, c.reason);
             code = 1;

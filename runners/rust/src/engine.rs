@@ -1,55 +1,24 @@
-//! The timing engine: one open case, its calibration, heap pass and samples, with the semantics
-//! of native/src/core/engine.cpp and runners/go/engine.go (docs/runners.md puts them side by
-//! side).
+//! The timing engine: one open case (gated by the coordinator), its calibration, heap pass and
+//! samples, with the semantics of native/src/core/engine.cpp and runners/go/engine.go
+//! (docs/runners.md puts them side by side).
 
-use crate::gate::*;
-use crate::gate_pk::*;
+use crate::clock::{mono_ns, ticks};
 use crate::heap;
 use crate::providers::provider_by_name;
 use crate::rss;
+use crate::spec::{CaseSpec, SpecError, case_input};
+use crate::steps::{Fault, Resolver, not_offered, run_once};
 use crate::types::*;
 use crate::variants::current_variant;
-use crate::vectors::*;
+use serde::Serialize;
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::sync::OnceLock;
-use std::time::Instant;
 
-/// docs/protocol.md, "Case specification".
-#[derive(Clone, Debug, Default)]
-pub struct CaseSpec {
-    pub id: String,
-    pub provider: String,
-    pub variant: String,
-    pub operation: String,
-    pub algorithm: String,
-    pub size: u64,
-    pub input: String,
-    pub align_offset: u64,
-    pub aad_bytes: u64,
-    pub samples: u64,
-    pub batch: u64,
-    pub target_sample_ms: f64,
-    pub warmup_ms: f64,
-    pub heap_iterations: u64,
-    pub seed: u64,
-    pub agreement: bool,
-    pub cost: BTreeMap<String, u64>,
-    pub inplace: bool,
-}
-
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize)]
 pub struct Sample {
     pub iterations: u64,
     pub ns: u64,
     pub ticks: u64,
-}
-
-impl Sample {
-    pub fn json(&self) -> Value {
-        json!({"iterations": self.iterations, "ns": self.ns, "ticks": self.ticks})
-    }
 }
 
 pub const STATUS_OK: &str = "ok";
@@ -64,34 +33,12 @@ const CANARY_BYTE: u8 = 0xA5;
 const VISIT_GAP_NS: u64 = 50_000;
 const REWARM_NS: f64 = 750_000.0;
 
-pub fn mono_ns() -> u64 {
-    static START: OnceLock<Instant> = OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
-}
-
-/// The TSC between two LFENCEs, so the read does not drift into the timed region
-/// (engine.cpp, SystemClock::ticks).
-#[cfg(target_arch = "x86_64")]
-pub fn ticks() -> u64 {
-    use core::arch::x86_64::{_mm_lfence, _rdtsc};
-    unsafe {
-        _mm_lfence();
-        let t = _rdtsc();
-        _mm_lfence();
-        t
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-pub fn ticks() -> u64 {
-    0
-}
-
-#[derive(Clone, Default, Debug)]
+#[derive(Clone, Default, Debug, Serialize)]
 pub struct Layout {
     pub inplace: bool,
     pub distance: usize,
     pub in_page_offset: usize,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub note: String,
 }
 
@@ -100,7 +47,6 @@ pub struct OpenCase {
     pub spec: CaseSpec,
     pub status: String,
     pub reason: String,
-    pub gate: GateReport,
     pub iterations: u64,
     pub calibration_ns: u64,
     pub samples: Vec<Sample>,
@@ -132,29 +78,14 @@ pub struct OpenCase {
     last_sample_end: u64,
 }
 
-/// The case's message (engine.cpp, make_input).
-pub fn make_input(kind: &str, n: usize, seed: u64) -> Vec<u8> {
-    let mut out = vec![0u8; n];
-    if kind == "zeros" {
-        return out;
-    }
-    ByteStream::new(seed ^ 0x1234567).fill(&mut out);
-    if kind == "text" {
-        const PRINTABLE: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:-_=\n";
-        for b in out.iter_mut() {
-            *b = PRINTABLE[*b as usize % PRINTABLE.len()];
-        }
-    }
-    out
-}
-
 fn round_up(n: usize, to: usize) -> usize {
     n.div_ceil(to) * to
 }
 
-pub fn open_case(spec: CaseSpec) -> OpenCase {
+/// A case the coordinator gated, opened with its params (docs/protocol.md, "Who gates").
+pub fn open_case(spec: CaseSpec, params: Option<&Value>) -> OpenCase {
     let mut c = OpenCase { spec, ..Default::default() };
-    match c.open() {
+    match c.open(params) {
         Ok(()) => c.status = STATUS_OK.into(),
         Err(Error::Unsupported(r)) => (c.status, c.reason) = (STATUS_UNSUPPORTED.into(), r),
         Err(e) => (c.status, c.reason) = (STATUS_FAILED.into(), e.to_string()),
@@ -165,13 +96,10 @@ pub fn open_case(spec: CaseSpec) -> OpenCase {
     c
 }
 
-/// What makes a case unsupported before any library work (engine.cpp, open()).
+/// What makes a parsed case unsupported before any library work (engine.cpp, open()).
 pub fn resolve(spec: &mut CaseSpec) -> Res<(&'static AlgorithmInfo, &'static dyn Provider)> {
     let info =
         find_algorithm(&spec.algorithm).ok_or_else(|| unsupported(format!("unknown algorithm {}", spec.algorithm)))?;
-    if !info.has_op(&spec.operation) {
-        return Err(unsupported(format!("{} does not apply to {}", spec.operation, spec.algorithm)));
-    }
     let p =
         provider_by_name(&spec.provider).ok_or_else(|| unsupported(format!("unknown provider {}", spec.provider)))?;
     let current = current_variant(p.name());
@@ -182,90 +110,46 @@ pub fn resolve(spec: &mut CaseSpec) -> Res<(&'static AlgorithmInfo, &'static dyn
         )));
     }
     spec.variant = current;
-    if !p.offers(&spec.algorithm) {
-        return Err(unsupported(format!("{} does not offer {}", spec.provider, spec.algorithm)));
+    match not_offered(p, info) {
+        Some(why) => Err(unsupported(why)),
+        None => Ok((info, p)),
     }
-    Ok((info, p))
 }
 
-const KDF_COSTS: &[(&str, &[&str])] = &[
-    ("pbkdf2-sha1", &["iterations"]),
-    ("pbkdf2-sha256", &["iterations"]),
-    ("pbkdf2-sha512", &["iterations"]),
-    ("scrypt", &["N", "r", "p"]),
-    ("argon2id", &["t", "m", "p"]),
-    ("hkdf-sha256", &[]),
-];
-
-/// The key material of a public-key or KDF case: the test key (and the peer's public part for key
-/// agreement), or for a KDF the salt, info and cost.
-pub fn case_params(info: &AlgorithmInfo, spec: &CaseSpec) -> Res<Params> {
-    let mut stream = ByteStream::new(spec.seed);
-    let mut params = Params::default();
-    if info.kind == "kdf" {
-        let required = KDF_COSTS.iter().find(|(n, _)| *n == info.name).map(|(_, r)| *r);
-        for name in required.unwrap_or(&[]) {
-            if !spec.cost.contains_key(*name) {
-                return Err(failed(format!("{} needs the cost parameter '{}'", info.name, name)));
-            }
-        }
-        if let Some(req) = required {
-            for name in spec.cost.keys() {
-                if !req.contains(&name.as_str()) {
-                    return Err(failed(format!("{} has no cost parameter '{}'", info.name, name)));
-                }
-            }
-        }
-        let hkdf = info.name == "hkdf-sha256";
-        params.salt = stream.bytes(if hkdf { 32 } else { 16 });
-        if hkdf {
-            params.info = stream.bytes(16);
-        }
-        params.out_len = info.output_bytes;
-        params.cost = spec.cost.clone();
-        return Ok(params);
-    }
-    params.keypair = test_key(&info.key_type).map_err(failed)?;
-    if info.kind == "key-agreement" {
-        let peer = test_key(&format!("{}-peer", info.key_type)).map_err(failed)?;
-        params.peer = public_parts(info, &peer);
-    }
-    Ok(params)
+/// Prepares one operation and runs it once on `input`.
+fn run_one(p: &dyn Provider, info: &AlgorithmInfo, op: &str, params: &Params, input: &[u8]) -> Res<Vec<u8>> {
+    run_once(&mut p.prepare(info, op, params)?, input, 1024)
 }
 
 impl OpenCase {
-    fn open(&mut self) -> Res<()> {
+    fn open(&mut self, raw: Option<&Value>) -> Res<()> {
         let (info, p) = resolve(&mut self.spec)?;
-        if info.kind == "kdf" || is_public_key(&info.kind) {
-            return self.open_public_key(p, info);
+        let raw = raw.filter(|v| v.is_object());
+        let raw = raw.ok_or_else(|| failed("params: missing (the coordinator sends the case's parameters)"))?;
+        let mut params = Resolver::default().params(Some(raw)).map_err(|f| match f {
+            Fault::Spec(SpecError(e)) => failed(e),
+            Fault::Run(e) => e,
+        })?;
+        let public_key = info.kind == "kdf" || is_public_key(&info.kind);
+        let plaintext = case_input(&self.spec, info);
+        let size = plaintext.len();
+        let (mut room, mut encrypting) = (SLACK + info.tag_bytes, params.clone());
+        if public_key {
+            (room, encrypting.keypair) = (1024 + SLACK, params.public.clone());
         }
-        let size = self.spec.size as usize;
-        if size < info.min_size || size % info.block_bytes != 0 {
-            return Err(unsupported(format!(
-                "{} needs messages of at least {} bytes in multiples of {}",
-                info.name, info.min_size, info.block_bytes
-            )));
-        }
-        if !self.spec.cost.is_empty() {
-            return Err(unsupported(format!("{} takes no cost parameters", info.name)));
-        }
-        let mut stream = ByteStream::new(self.spec.seed);
-        let mut params =
-            Params { key: stream.bytes(info.key_bytes), iv: stream.bytes(info.iv_bytes), ..Default::default() };
-        if info.kind == "aead" {
-            params.aad = stream.bytes(self.spec.aad_bytes as usize);
-        }
-        let plaintext = make_input(&self.spec.input, size, self.spec.seed);
-        self.gate = run_gate(p, info, &self.spec.operation, &plaintext, &params)?;
-        if !self.gate.ok {
-            return Err(failed(self.gate.reason.clone()));
+        if self.spec.operation == "verify" {
+            // this provider's signature of the message
+            params.signature = run_one(p, info, "sign", &params, &plaintext)?;
+            params.keypair = params.public.clone();
+        } else if self.spec.operation == "encrypt" && public_key {
+            params.keypair = params.public.clone();
         }
         // The measured input: the plaintext, or for decryption this provider's ciphertext of it.
         let mut input = plaintext.clone();
         let mut inplace = self.spec.inplace && (info.kind == "cipher" || info.kind == "aead");
         if self.spec.operation == "decrypt" {
-            let mut enc = p.prepare(info, "encrypt", &params)?;
-            input = run_once(&mut enc, &plaintext, info.tag_bytes + SLACK)?;
+            let mut enc = p.prepare(info, "encrypt", &encrypting)?;
+            input = run_once(&mut enc, &plaintext, room)?;
             if inplace && info.kind == "aead" {
                 // Decrypting in place leaves the plaintext where the ciphertext was, and the next run
                 // would fail its tag check. For CTR-based AEADs encrypting the ciphertext gives back
@@ -317,52 +201,7 @@ impl OpenCase {
                 );
             }
         }
-        self.allocate_buffers(input, SLACK, inplace);
-        self.measure_heap_and_calibrate(p, info, &params)
-    }
-
-    /// engine.cpp, open_public_key.
-    fn open_public_key(&mut self, p: &'static dyn Provider, info: &'static AlgorithmInfo) -> Res<()> {
-        let op = self.spec.operation.clone();
-        let takes_message = op != "keygen" && info.kind != "key-agreement";
-        if !takes_message && self.spec.size != 0 {
-            return Err(unsupported(format!("{op} {} takes no input: size must be 0", info.name)));
-        }
-        if info.kind == "pk-encryption" && self.spec.size as usize + 66 > info.output_bytes {
-            return Err(unsupported(format!("{} encrypts at most {} bytes", info.name, info.output_bytes - 66)));
-        }
-        if info.kind != "kdf" && !self.spec.cost.is_empty() {
-            return Err(unsupported(format!("{} takes no cost parameters", info.name)));
-        }
-        let mut params = case_params(info, &self.spec)?;
-        let size = if takes_message { self.spec.size as usize } else { 0 };
-        let message = make_input(&self.spec.input, size, self.spec.seed);
-        self.gate = run_pk_gate(p, info, &op, &message, &params)?;
-        if !self.gate.ok {
-            return Err(failed(self.gate.reason.clone()));
-        }
-        let mut input = message.clone();
-        match op.as_str() {
-            "verify" => {
-                params.signature = run_one(p, info, "sign", &params, &message)?;
-                params.keypair = public_parts(info, &params.keypair);
-            }
-            "encrypt" => params.keypair = public_parts(info, &params.keypair),
-            "decrypt" => {
-                let mut public = params.clone();
-                public.keypair = public_parts(info, &params.keypair);
-                input = run_one(p, info, "encrypt", &public, &message)?;
-            }
-            _ => {}
-        }
-        if op == "decrypt" {
-            self.expected = message.clone();
-            self.ref_len = message.len();
-            self.deterministic = true;
-        } else {
-            self.compute_reference(p, info, &params, &input)?;
-        }
-        self.allocate_buffers(input, 1024 + SLACK, false);
+        self.allocate_buffers(input, room, inplace);
         self.measure_heap_and_calibrate(p, info, &params)
     }
 
@@ -441,14 +280,7 @@ impl OpenCase {
         params: &Params,
     ) -> Res<()> {
         heap::start();
-        let prepared = if self.spec.operation == "keygen" {
-            op(move |_io: &mut Io| {
-                black_box(p.generate_key(info)?);
-                Ok(0)
-            })
-        } else {
-            p.prepare(info, &self.spec.operation, params)
-        };
+        let prepared = p.prepare(info, &self.spec.operation, params);
         let prep = heap::stop();
         self.op = Some(prepared?);
 
@@ -487,28 +319,28 @@ impl OpenCase {
     }
 
     /// `count` back-to-back operations on the case's buffers; the first byte of every output is
-    /// folded into `sink` through black_box, so no result is dead.
-    pub fn run_ops(&mut self, count: u64) -> Res<()> {
+    /// folded into `sink` through black_box, so no result is dead. The last output's length.
+    pub fn run_ops(&mut self, count: u64) -> Res<usize> {
         let s = self.start();
         let (n, cap, dist) = (self.n, self.out_cap, self.layout.distance);
         let op = self.op.as_mut().ok_or_else(|| failed("the case has no prepared operation"))?;
         let block = &mut self.block;
-        let mut acc = 0u8;
+        let (mut acc, mut last) = (0u8, 0);
         if self.alternate {
             let tag_len = self.tags[0].len();
             let whole = self.tag_at + tag_len;
             for _ in 0..count {
                 block[s + self.tag_at..s + whole].copy_from_slice(&self.tags[self.parity]);
                 self.parity ^= 1;
-                let r = op.run(&mut Io::in_place(&mut block[s..s + cap], whole))?;
-                if r > 0 {
+                last = op.run(&mut Io::in_place(&mut block[s..s + cap], whole))?;
+                if last > 0 {
                     acc ^= block[s];
                 }
             }
         } else if self.layout.inplace {
             for _ in 0..count {
-                let r = op.run(&mut Io::in_place(&mut block[s..s + cap], n))?;
-                if r > 0 {
+                last = op.run(&mut Io::in_place(&mut block[s..s + cap], n))?;
+                if last > 0 {
                     acc ^= block[s];
                 }
             }
@@ -517,14 +349,14 @@ impl OpenCase {
             let input = &a[s..s + n];
             let out = &mut b[..cap];
             for _ in 0..count {
-                let r = op.run(&mut Io::separate(input, out))?;
-                if r > 0 {
+                last = op.run(&mut Io::separate(input, out))?;
+                if last > 0 {
                     acc ^= out[0];
                 }
             }
         }
         self.sink ^= black_box(acc);
-        Ok(())
+        Ok(last)
     }
 
     /// Warm-up for warmup_ns, then the count doubles until a batch lasts a quarter of the target,
@@ -614,24 +446,7 @@ impl OpenCase {
             let n = self.n;
             self.block[s..s + n].copy_from_slice(&self.input); // in place, the buffer holds a later text
             self.parity = 0;
-            let r = if self.alternate {
-                let whole = self.tag_at + self.tags[0].len();
-                let (t, tag) = (self.tag_at, self.tags[0].clone());
-                self.block[s + t..s + whole].copy_from_slice(&tag);
-                self.parity = 1;
-                let cap = self.out_cap;
-                let op = self.op.as_mut().unwrap();
-                op.run(&mut Io::in_place(&mut self.block[s..s + cap], whole))
-            } else {
-                let (cap, dist) = (self.out_cap, self.layout.distance);
-                let op = self.op.as_mut().unwrap();
-                if self.layout.inplace {
-                    op.run(&mut Io::in_place(&mut self.block[s..s + cap], n))
-                } else {
-                    let (a, b) = self.block.split_at_mut(s + dist);
-                    op.run(&mut Io::separate(&a[s..s + n], &mut b[..cap]))
-                }
-            };
+            let r = self.run_ops(1);
             let o = self.out_start();
             match r {
                 Err(e) => why = format!("the timed instance failed on the case's input: {e}"),

@@ -1,35 +1,9 @@
-//! The machine record and the facts of this build (machine.cpp's fields plus rustc, the target,
-//! its CPU features and the crates' versions).
+//! The facts of this build and process: rustc, the target, its CPU features, the crates'
+//! versions and the TSC rate.
 
-use crate::engine::{mono_ns, ticks};
+use crate::clock::{mono_ns, ticks};
 use serde_json::{Map, Value, json};
 use std::sync::OnceLock;
-
-fn cpuinfo_field(key: &str) -> String {
-    let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    for line in text.lines() {
-        if let Some((k, v)) = line.split_once(':') {
-            if k.trim() == key {
-                return v.trim().to_string();
-            }
-        }
-    }
-    String::new()
-}
-
-fn os_name() -> String {
-    let text = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
-    text.lines()
-        .find_map(|l| l.strip_prefix("PRETTY_NAME=").map(|v| v.trim_matches('"').to_string()))
-        .unwrap_or_else(|| "unknown".into())
-}
-
-fn uts() -> (String, String) {
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    unsafe { libc::uname(&mut u) };
-    let s = |a: &[libc::c_char]| a.iter().take_while(|&&c| c != 0).map(|&c| c as u8 as char).collect::<String>();
-    (format!("{} {} {}", s(&u.sysname), s(&u.release), s(&u.machine)), s(&u.nodename))
-}
 
 /// TSC ticks per second over a 50 ms window against CLOCK_MONOTONIC (machine.cpp).
 pub fn tsc_hz() -> f64 {
@@ -71,32 +45,18 @@ pub fn build_record() -> Value {
     })
 }
 
+/// What only this process knows: its build and its clock; the machine itself (CPU, kernel, OS)
+/// is the native runner's record (docs/protocol.md, "capabilities").
 pub fn machine_record() -> Map<String, Value> {
-    let flags: Vec<String> = cpuinfo_field("flags").split_whitespace().map(String::from).collect();
-    let has = |f: &str| flags.iter().any(|x| x == f);
-    let (kernel, host) = uts();
     let mut m = Map::new();
-    m.insert("cpu_model".into(), json!(cpuinfo_field("model name")));
-    m.insert("tsc_invariant".into(), json!(has("constant_tsc") && has("nonstop_tsc")));
-    m.insert("cpu_flags".into(), json!(flags));
-    m.insert("cores".into(), json!(std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)));
-    m.insert("kernel".into(), json!(kernel));
-    m.insert("hostname".into(), json!(host));
-    m.insert("os".into(), json!(os_name()));
     m.insert("compiler".into(), json!(env!("CB_RUSTC_VERSION")));
     m.insert("rust".into(), build_record());
     m.insert("tsc_note".into(), json!("TSC ticks count reference cycles at a constant rate, not core clock cycles"));
     let hz = tsc_hz();
-    if hz > 0.0 {
-        m.insert("tsc_hz".into(), json!(hz.round()));
-    } else {
-        m.insert("tsc_hz".into(), Value::Null);
+    m.insert("tsc_hz".into(), if hz > 0.0 { json!(hz.round()) } else { Value::Null });
+    if hz <= 0.0 {
         m.insert("tsc_note".into(), json!("no TSC read on this architecture: ticks are 0"));
     }
-    let gov = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
-        .ok()
-        .map(|g| g.trim().to_string());
-    m.insert("governor".into(), json!(gov));
     m
 }
 

@@ -2,21 +2,22 @@
 //! speaks the runner protocol of docs/protocol.md like cryptobench-native; docs/runners.md
 //! describes its measurement.
 
-mod agreement;
 #[cfg(feature = "bench")]
 mod bench;
+mod clock;
 mod engine;
-mod gate;
-mod gate_pk;
 mod heap;
 mod machine;
 mod protocol;
 mod providers;
 mod rss;
+mod spec;
+mod steps;
 mod types;
 mod variants;
-mod vectors;
 
+#[cfg(test)]
+mod layering;
 #[cfg(test)]
 mod tests;
 
@@ -25,15 +26,11 @@ use providers::{provider_by_name, providers};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-/// Whether AWS-LC's allocations go through the counting allocator (recorded in its code_path).
-pub static AWS_LC_COUNTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 #[global_allocator]
 static ALLOCATOR: heap::Counting = heap::Counting;
 
 const USAGE: &str = "usage: cryptobench-runner-rust list  [--variant P=V]...
-       cryptobench-runner-rust serve [--variant P=V]... [--cpu N|--no-pin] [--vectors DIR]
-       cryptobench-runner-rust check [--provider P]... [--variant P=V]... [--vectors DIR]
+       cryptobench-runner-rust serve [--variant P=V]... [--cpu N|--no-pin]
        cryptobench-runner-rust bench [--no-pin]   (fidelity against criterion)
 Protocol and message formats: docs/protocol.md
 ";
@@ -41,7 +38,6 @@ Protocol and message formats: docs/protocol.md
 #[derive(Default)]
 struct Options {
     command: String,
-    providers: Vec<String>,
     cpu: Option<usize>,
     no_pin: bool,
     variants: BTreeMap<String, String>,
@@ -49,12 +45,12 @@ struct Options {
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options::default();
-    let Some(cmd) = args.first() else { return Err("missing command (list, serve, check, bench)".into()) };
+    let Some(cmd) = args.first() else { return Err("missing command (list, serve, bench)".into()) };
     o.command = cmd.clone();
     match cmd.as_str() {
         "-h" | "--help" => return Ok(o),
-        "list" | "serve" | "check" | "bench" => {}
-        _ => return Err(format!("unknown command '{cmd}' (list, serve, check, bench)")),
+        "list" | "serve" | "bench" => {}
+        _ => return Err(format!("unknown command '{cmd}' (list, serve, bench)")),
     }
     let mut i = 1;
     while i < args.len() {
@@ -82,13 +78,6 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                 }
                 o.variants.insert(p.to_string(), variant.to_string());
             }
-            "--provider" if o.command == "check" => {
-                let v = value()?;
-                if provider_by_name(&v).is_none() {
-                    return Err(format!("--provider: unknown provider '{v}'"));
-                }
-                o.providers.push(v);
-            }
             "--cpu" => {
                 let v = value()?;
                 match v.parse::<usize>() {
@@ -97,7 +86,6 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                 }
             }
             "--no-pin" => o.no_pin = true,
-            "--vectors" => vectors::set_vectors_dir(&value()?),
             "-h" | "--help" => o.command = "--help".into(),
             _ => return Err(format!("unknown option '{a}' for {}", o.command)),
         }
@@ -136,34 +124,38 @@ fn pin(o: &Options) -> Result<Option<usize>, String> {
     }
 }
 
+/// The `capabilities` of `list`: what each provider offers, probed through its adapter.
 fn capabilities() -> Value {
     let mut machine = machine::machine_record();
     let mut offered = std::collections::HashSet::new();
     let mut provs = Vec::new();
     let mut libs = serde_json::Map::new();
     for p in providers() {
-        let algs: Vec<Value> = p
-            .algorithms()
-            .iter()
-            .map(|a| {
-                offered.insert(*a);
-                json!({"name": a, "operations": types::find_algorithm(a).unwrap().operations})
-            })
-            .collect();
+        let (mut algs, mut missing) = (Vec::new(), serde_json::Map::new());
+        for a in types::catalogue() {
+            match steps::not_offered(*p, a) {
+                Some(why) => _ = missing.insert(a.name.clone(), json!(why)),
+                None => {
+                    offered.insert(a.name.as_str());
+                    algs.push(json!({"name": a.name, "operations": a.operations}));
+                }
+            }
+        }
         provs.push(json!({"name": p.name(), "version": p.version(), "variant": variants::current_variant(p.name()),
-            "variants": variants::variants_json(p.name()), "algorithms": algs, "code_path": p.code_path()}));
+            "variants": variants::variants_json(p.name()), "algorithms": algs, "not_offered": missing,
+            "code_path": p.code_path()}));
         libs.insert(p.name().into(), json!(p.version()));
     }
     machine.insert("libraries".into(), Value::Object(libs));
     let algs: Vec<Value> =
         types::catalogue().iter().filter(|a| offered.contains(a.name.as_str())).map(|a| a.json.clone()).collect();
     json!({"type": "capabilities", "schema": SCHEMA, "runner": RUNNER_NAME, "runner_version": RUNNER_VERSION,
-           "machine": machine, "algorithms": algs, "providers": provs})
+           "gate": GATE, "machine": machine, "algorithms": algs, "providers": provs})
 }
 
 fn main() {
     #[cfg(feature = "c-providers")]
-    AWS_LC_COUNTED.store(heap::c_hooks::install(), std::sync::atomic::Ordering::Relaxed);
+    providers::awslc::HEAP_COUNTED.store(heap::c_hooks::install(), std::sync::atomic::Ordering::Relaxed);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = parse_args(&args).and_then(|o| -> Result<(), String> {
         if o.command == "--help" {
@@ -172,13 +164,9 @@ fn main() {
         }
         variants::select_variants(&o.variants)?;
         let mut out = std::io::stdout().lock();
-        match o.command.as_str() {
-            "list" => {
-                emit(&mut out, &capabilities());
-                std::process::exit(0);
-            }
-            "check" => std::process::exit(command_check(&o.providers, &mut out)),
-            _ => {}
+        if o.command == "list" {
+            emit(&mut out, &capabilities());
+            std::process::exit(0);
         }
         let cpu = pin(&o)?;
         if o.command == "bench" {

@@ -1,17 +1,12 @@
 //! Unit tests of the Rust runner (the protocol tests are python/tests/test_runner_rust.py).
 
 use crate::engine::*;
-use crate::gate::run_gate;
-use crate::gate_pk::run_pk_gate;
-use crate::protocol::{command_check, command_serve};
+use crate::protocol::command_serve;
 use crate::providers::{EXTRA, providers, rustcrypto::RustCrypto};
+use crate::spec::{ByteStream, CaseSpec, symmetric_params};
+use crate::steps::{not_offered, run_steps};
 use crate::types::*;
-use crate::vectors::*;
-use serde_json::{Map, Value};
-
-fn use_checkout_vectors() {
-    set_vectors_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors"));
-}
+use serde_json::{Map, Value, json};
 
 /// The splitmix64 reference: seed 0 gives 0xe220a8397b1dcdaf first (Vigna's splitmix64.c), so the
 /// cases' keys and inputs are the native runner's bytes.
@@ -20,17 +15,46 @@ fn byte_stream_is_splitmix64() {
     assert_eq!(ByteStream::new(0).bytes(8), 0xe220a8397b1dcdafu64.to_le_bytes());
 }
 
+fn hex_of(v: &Value) -> Vec<u8> {
+    hex::decode(v.as_str().unwrap_or("")).unwrap()
+}
+
+/// steps runs what the coordinator asks on the prepared operations and reports every output,
+/// refusal and unsupported step as it was, references included.
 #[test]
-fn every_offered_algorithm_passes_the_gate() {
-    use_checkout_vectors();
-    let mut out = Vec::new();
-    let rc = command_check(&[], &mut out);
-    let text = String::from_utf8(out).unwrap();
-    let failed: Vec<&str> = text.lines().filter(|l| l.contains(r#""status":"failed""#)).collect();
-    assert!(rc == 0 && failed.is_empty(), "{}", failed.join("\n"));
-    // Every offered algorithm × operation is checked: none is merely unsupported.
-    let unsupported: Vec<&str> = text.lines().filter(|l| l.contains(r#""status":"unsupported""#)).collect();
-    assert!(unsupported.is_empty(), "{}", unsupported.join("\n"));
+fn steps_report_outputs_refusals_and_references() {
+    let sym = json!({"key": hex::encode([0u8; 32]), "iv": hex::encode([0u8; 12])});
+    let pt = b"sixteen byte msg";
+    let steps = json!([
+        {"op": "encrypt", "params": sym, "inputs": [hex::encode(pt), {"case_input": true}]},
+        {"op": "decrypt", "params": sym, "inputs": [{"ref": [0, 0]}, {"ref": [0, 0], "flip": [-1, 1]}]},
+        {"op": "derive", "algorithm": "x448", "inputs": [""]},
+        {"op": "keygen", "algorithm": "ed25519", "inputs": [""]},
+        {"op": "sign", "algorithm": "ed25519", "params": {"keypair": {"ref": [3, 0]}}, "inputs": ["00"]},
+        {"op": "verify", "algorithm": "ed25519", "inputs": ["00", "01"],
+         "params": {"keypair": {"ref": [3, 0], "parts": ["pub"]}, "signature": {"ref": [4, 0]}}},
+        {"op": "hash", "algorithm": "sha256", "digest": true, "inputs": [{"ref": [2, 0]}, {"case_input": true}]},
+    ]);
+    let r =
+        run_steps(&RustCrypto, "aes-256-gcm", Some(&steps), b"the case's input").unwrap_or_else(|e| panic!("{}", e.0));
+    let run = |s: usize, i: usize| &r[s]["runs"][i];
+    assert_eq!(hex_of(&run(0, 0)["out"]).len(), pt.len() + 16, "{:?}", r[0]);
+    assert_eq!(hex_of(&run(1, 0)["out"]), pt, "{:?}", r[1]);
+    assert!(run(1, 1).get("error").is_some(), "a flipped tag was not refused: {:?}", r[1]);
+    assert!(r[2].get("unsupported").is_some(), "rustcrypto does not offer x448: {:?}", r[2]);
+    assert!(run(3, 0)["key"]["priv"].is_string() && run(5, 0)["out"] == "", "{:?} {:?}", r[3], r[5]);
+    assert!(run(5, 1).get("error").is_some(), "verified another message: {:?}", r[5]);
+    assert!(run(6, 0)["error"].as_str().unwrap().contains("gave no output"), "{:?}", r[6]);
+    assert_eq!(run(6, 1)["len"], 32, "a digest of the SHA-256 output: {:?}", r[6]);
+    let bad = run_steps(&RustCrypto, "sha256", Some(&json!([{"op": "hash", "inputs": ["zz"]}])), b"");
+    assert!(bad.is_err_and(|e| e.0.contains("not a hex string")));
+}
+
+#[test]
+fn what_is_offered_is_probed_through_the_adapter() {
+    let why = |alg: &str| not_offered(&RustCrypto, find_algorithm(alg).unwrap());
+    assert_eq!((why("aes-256-gcm"), why("rsa-2048")), (None, None));
+    assert!(why("x448").is_some_and(|w| w.contains("does not offer")));
 }
 
 /// Wraps a real provider; `mode` decides how it misbehaves after `after` runs of one prepared
@@ -48,9 +72,6 @@ impl Provider for Wrapper {
     }
     fn version(&self) -> String {
         "test".into()
-    }
-    fn algorithms(&self) -> Vec<&'static str> {
-        self.inner.algorithms()
     }
     fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
         let mut inner = self.inner.prepare(info, op, p)?;
@@ -87,26 +108,6 @@ fn wrapper(inner: &'static dyn Provider, name: &'static str, after: usize, overr
 }
 
 #[test]
-fn the_gate_refuses_wrong_output() {
-    use_checkout_vectors();
-    for inner in providers() {
-        let bad = wrapper(*inner, "flipping", 0, false);
-        for (alg, op) in
-            [("aes-256-gcm", "encrypt"), ("sha256", "hash"), ("hmac-sha256", "mac"), ("chacha20-poly1305", "decrypt")]
-        {
-            let info = find_algorithm(alg).unwrap();
-            let params = Params { key: vec![0; info.key_bytes], iv: vec![0; info.iv_bytes], ..Default::default() };
-            let g = run_gate(bad, info, op, &[0u8; 64], &params).unwrap();
-            assert!(!g.ok && g.reason.contains("known-answer test"), "{} {alg} {op}: {g:?}", inner.name());
-        }
-        let info = find_algorithm("ed25519").unwrap();
-        let params = Params { keypair: test_key("ed25519").unwrap(), ..Default::default() };
-        let g = run_pk_gate(bad, info, "sign", b"m", &params).unwrap();
-        assert!(!g.ok, "{}: gate passed wrong Ed25519 signatures", inner.name());
-    }
-}
-
-#[test]
 fn malformed_requests_get_errors_and_the_runner_carries_on() {
     let input = "junk\n{\"cmd\":\"open\",\"case\":{\"id\":\"x\"}}\n{\"cmd\":\"nope\"}\n";
     let mut out = Vec::new();
@@ -120,7 +121,6 @@ fn malformed_requests_get_errors_and_the_runner_carries_on() {
 }
 
 fn open_with(p: &'static dyn Provider, mut spec: CaseSpec) -> OpenCase {
-    use_checkout_vectors();
     spec.id = "t".into();
     spec.provider = p.name().into();
     spec.input = "random".into();
@@ -130,7 +130,13 @@ fn open_with(p: &'static dyn Provider, mut spec: CaseSpec) -> OpenCase {
     spec.target_sample_ms = 0.2;
     spec.warmup_ms = 1.0;
     spec.heap_iterations = 2;
-    let mut c = open_case(spec);
+    let info = find_algorithm(&spec.algorithm).unwrap();
+    let mut params = symmetric_params(info, spec.seed);
+    if info.kind == "kdf" {
+        // what the coordinator sends a KDF case (gate/material.py): salt, output length, cost
+        params = json!({"salt": hex::encode([7u8; 16]), "out_len": 32, "cost": spec.cost});
+    }
+    let mut c = open_case(spec, Some(&params));
     while c.status == STATUS_OK && (c.samples.len() as u64) < c.spec.samples {
         c.sample().unwrap();
     }
@@ -143,8 +149,9 @@ fn case(op: &str, alg: &str, size: u64, inplace: bool) -> CaseSpec {
 
 #[test]
 fn the_timed_instance_is_checked_after_sampling() {
-    // The gate's runs use their own instances: a prepared operation that goes wrong only after
-    // thousands of runs passes the gate and must fail the check of the timed instance.
+    // The gate (the coordinator's steps) and the reference use their own instances: a prepared
+    // operation that goes wrong only after thousands of runs must fail the check of the timed
+    // instance.
     let rc: &'static dyn Provider = &RustCrypto;
     for (w, spec, want) in [
         (

@@ -87,6 +87,8 @@ pub struct Params {
     pub iv: Vec<u8>,
     pub aad: Vec<u8>,
     pub keypair: KeyParts,
+    /// open's params: the test key's public parts
+    pub public: KeyParts,
     pub peer: KeyParts,
     pub signature: Vec<u8>,
     pub salt: Vec<u8>,
@@ -221,16 +223,24 @@ pub struct Variant {
     pub soft_build: bool,
 }
 
-/// One library binding (provider.hpp, Provider).
+/// One library binding (provider.hpp, Provider). `prepare` returns Unsupported for what the
+/// provider does not offer before it reads any parameter: that is how the runner probes what it
+/// offers (docs/protocol.md, "What a provider offers"); its "keygen" is `keygen_op`.
 pub trait Provider: Sync {
     fn name(&self) -> &'static str;
     fn version(&self) -> String;
-    fn algorithms(&self) -> Vec<&'static str>;
     fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp>;
     fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts>;
     fn code_path(&self) -> Map<String, Value>;
     fn variants(&self) -> &'static [Variant];
-    fn offers(&self, alg: &str) -> bool {
-        self.algorithms().contains(&alg)
-    }
+}
+
+/// Key generation as a prepared operation (an adapter's `prepare` of "keygen"): preparing it
+/// generates nothing, each run generates one key.
+pub fn keygen_op(generate: fn(&AlgorithmInfo) -> Res<KeyParts>, info: &AlgorithmInfo) -> Res<BoxOp> {
+    let info = info.clone();
+    op(move |_: &mut Io| {
+        std::hint::black_box(generate(&info)?);
+        Ok(0)
+    })
 }

@@ -260,6 +260,10 @@ fn rsa_keygen(bits: usize) -> Res<KeyParts> {
     Ok(k)
 }
 
+/// Whether AWS-LC's allocations go through the counting allocator (main sets it at start; its
+/// code_path records it).
+pub static HEAP_COUNTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 pub struct AwsLc;
 
 const ALGORITHMS: &[&str] = &[
@@ -343,12 +347,12 @@ impl Provider for AwsLc {
     fn version(&self) -> String {
         format!("aws-lc-rs {} (aws-lc-sys {})", locked_version("aws-lc-rs"), locked_version("aws-lc-sys"))
     }
-    fn algorithms(&self) -> Vec<&'static str> {
-        ALGORITHMS.to_vec()
-    }
     fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
-        if !self.offers(&info.name) {
+        if !ALGORITHMS.contains(&info.name.as_str()) {
             return Err(unsupported(format!("aws-lc-rs does not offer {}", info.name)));
+        }
+        if op == "keygen" {
+            return keygen_op(generate, info);
         }
         match info.name.as_str() {
             _ if info.kind == "key-agreement" => return derive_op(info, p),
@@ -368,7 +372,7 @@ impl Provider for AwsLc {
     fn code_path(&self) -> Map<String, Value> {
         let mut m = cpu_features();
         m.insert("ia32cap_env".into(), json!(std::env::var("OPENSSL_ia32cap").unwrap_or_default()));
-        let counted = crate::AWS_LC_COUNTED.load(std::sync::atomic::Ordering::Relaxed);
+        let counted = HEAP_COUNTED.load(std::sync::atomic::Ordering::Relaxed);
         m.insert(
             "heap".into(),
             json!(if counted {

@@ -98,12 +98,12 @@ impl Provider for Ring {
     fn version(&self) -> String {
         format!("ring {}", locked_version("ring"))
     }
-    fn algorithms(&self) -> Vec<&'static str> {
-        ALGORITHMS.to_vec()
-    }
     fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
-        if !self.offers(&info.name) {
+        if !ALGORITHMS.contains(&info.name.as_str()) {
             return Err(unsupported(format!("ring does not offer {}", info.name)));
+        }
+        if op == "keygen" {
+            return keygen_op(|i| Ring.generate_key(i), info);
         }
         prepare_shared(info, op, p).unwrap_or_else(|| Err(unsupported(format!("ring does not offer {}", info.name))))
     }

@@ -534,12 +534,12 @@ impl Provider for RustCrypto {
         let list: Vec<String> = crates.iter().map(|c| format!("{c} {}", locked_version(c))).collect();
         format!("RustCrypto ({})", list.join(", "))
     }
-    fn algorithms(&self) -> Vec<&'static str> {
-        ALGORITHMS.to_vec()
-    }
     fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
-        if !self.offers(&info.name) {
+        if !ALGORITHMS.contains(&info.name.as_str()) {
             return Err(unsupported(format!("rustcrypto does not offer {}", info.name)));
+        }
+        if op == "keygen" {
+            return keygen_op(|i| RustCrypto.generate_key(i), info);
         }
         match info.name.as_str() {
             "aes-128-gcm" => aead_op::<aes_gcm::Aes128Gcm>(op, p),

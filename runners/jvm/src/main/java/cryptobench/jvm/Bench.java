@@ -1,5 +1,10 @@
 package cryptobench.jvm;
 
+import cryptobench.jvm.Types.AlgorithmInfo;
+import cryptobench.jvm.Types.KeyParts;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.TreeMap;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import java.io.BufferedReader;
@@ -45,6 +50,31 @@ final class Bench {
     s.heapIterations = 1;
     s.agreement = false;
     return s;
+  }
+
+  /**
+   * What the coordinator sends with `open` (gate/material.py): key and IV from ByteStream(seed),
+   * or the test key; the bench has no coordinator.
+   */
+  static JsonObject params(CaseSpec spec) throws Exception {
+    AlgorithmInfo info = Types.findAlgorithm(spec.algorithm);
+    JsonObject o = new JsonObject();
+    if (info.isPublicKey()) {
+      KeyParts key = TestKeys.get(info.keyType);
+      o.add("keypair", Protocol.GSON.toJsonTree(hexParts(key)));
+      o.add("public", Protocol.GSON.toJsonTree(hexParts(TestKeys.publicParts(info, key))));
+      return o;
+    }
+    ByteStream stream = new ByteStream(spec.seed);
+    o.addProperty("key", HexFormat.of().formatHex(stream.bytes(info.keyBytes)));
+    o.addProperty("iv", HexFormat.of().formatHex(stream.bytes(info.ivBytes)));
+    return o;
+  }
+
+  static Map<String, String> hexParts(KeyParts k) {
+    Map<String, String> out = new TreeMap<>();
+    k.forEach((n, v) -> out.put(n, HexFormat.of().formatHex(v)));
+    return out;
   }
 
   static final List<CaseSpec> CASES =
@@ -99,7 +129,7 @@ final class Bench {
         // The fork inherits the pinning; it is given the ergonomics this JVM started with (G1,
         // its compiler threads), not those of one CPU (Serial GC, one compiler thread).
         .jvmArgsAppend(
-            "-Dcryptobench.vectors=" + Vectors.dir(),
+            "-Dcryptobench.vectors=" + TestKeys.dir(),
             "-XX:-UsePerfData",
             "-XX:ActiveProcessorCount=" + Main.START_CPUS)
         .threads(1)
@@ -131,7 +161,7 @@ final class Bench {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:-UsePerfData",
                 "-XX:ActiveProcessorCount=" + Main.START_CPUS,
-                "-Dcryptobench.vectors=" + Vectors.dir(),
+                "-Dcryptobench.vectors=" + TestKeys.dir(),
                 "-Dcryptobench.variant=" + Variants.current(),
                 "-Dcryptobench.jdk25=" + System.getProperty("cryptobench.jdk25", ""),
                 "-cp",
@@ -157,6 +187,7 @@ final class Bench {
       JsonObject open = new JsonObject();
       open.addProperty("cmd", "open");
       open.add("case", c);
+      open.add("params", params(spec));
       in.println(Protocol.GSON.toJson(open));
       JsonObject opened = JsonParser.parseString(out.readLine()).getAsJsonObject();
       if (!opened.get("status").getAsString().equals(Engine.OK))

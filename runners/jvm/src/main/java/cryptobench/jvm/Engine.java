@@ -1,7 +1,7 @@
 package cryptobench.jvm;
 
 import com.sun.management.ThreadMXBean;
-import cryptobench.jvm.Gate.Report;
+import com.google.gson.JsonElement;
 import cryptobench.jvm.Types.AlgorithmInfo;
 import cryptobench.jvm.Types.CryptoProvider;
 import cryptobench.jvm.Types.Op;
@@ -14,7 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The timing engine: one open case, its gate, calibration, JIT warm-up, allocation pass and
+ * The timing engine: one open case (gated by the coordinator), calibration, JIT warm-up, allocation pass and
  * samples, with the semantics of native/src/core/engine.cpp and runners/go/engine.go
  * (docs/runners.md puts them side by side).
  */
@@ -67,7 +67,6 @@ final class Engine {
   static final class OpenCase {
     final CaseSpec spec;
     String status = OK, reason = "";
-    Report gate = new Report();
     long iterations, calibrationNs;
     final List<Sample> samples = new ArrayList<>();
     double bytesPerOp = -1;
@@ -108,10 +107,11 @@ final class Engine {
     }
   }
 
-  static OpenCase openCase(CaseSpec spec) {
+  /** A case the coordinator gated, opened with its params (docs/protocol.md, "Who gates"). */
+  static OpenCase openCase(CaseSpec spec, JsonElement params) {
     OpenCase c = new OpenCase(spec);
     try {
-      open(c);
+      open(c, params);
       c.status = OK;
     } catch (Unsupported u) {
       c.status = UNSUPPORTED;
@@ -127,29 +127,18 @@ final class Engine {
     return c;
   }
 
-  /** What makes a case unsupported before any library work (engine.cpp, open()). */
+  /** What makes a parsed case unsupported before any library work (engine.cpp, open()). */
   static CryptoProvider resolve(CaseSpec spec) throws Unsupported {
-    AlgorithmInfo info = Types.findAlgorithm(spec.algorithm);
-    if (info == null) throw new Unsupported("unknown algorithm " + spec.algorithm);
-    if (!info.hasOp(spec.operation))
-      throw new Unsupported(spec.operation + " does not apply to " + spec.algorithm);
     CryptoProvider p = Providers.byName(spec.provider);
-    if (p == null) throw new Unsupported("unknown provider " + spec.provider);
     String current = Variants.current();
     if (!spec.variant.isEmpty() && !spec.variant.equals(current))
       throw new Unsupported(
-          "this runner runs "
-              + spec.provider
-              + " as variant '"
-              + current
-              + "'; start one with --variant "
-              + spec.provider
-              + "="
-              + spec.variant);
+          "this runner runs " + spec.provider + " as variant '" + current
+              + "'; start one with --variant " + spec.provider + "=" + spec.variant);
     spec.variant = current;
     if (p.loadError() != null)
       throw new Unsupported(spec.provider + " could not be loaded: " + p.loadError());
-    if (!GatePk.offers(p, spec.algorithm)) {
+    if (!p.algorithms().contains(spec.algorithm)) {
       String why = p.notOffered().get(spec.algorithm);
       throw new Unsupported(
           spec.provider + " does not offer " + spec.algorithm + (why == null ? "" : " (" + why + ")"));
@@ -160,32 +149,21 @@ final class Engine {
     return p;
   }
 
-  static void open(OpenCase c) throws Exception {
+  /**
+   * The case's own input: the message, nothing for key generation and key agreement, and for a
+   * key-setup case (which has no message) one 64-byte message for the gate's round trip.
+   */
+  static byte[] caseInput(CaseSpec spec, AlgorithmInfo info) {
+    if (spec.operation.equals("keygen") || info.kind.equals("key-agreement")) return new byte[0];
+    return makeInput(spec.input, spec.keySetup ? 64 : (int) spec.size, spec.seed);
+  }
+
+  static void open(OpenCase c, JsonElement raw) throws Exception {
     CryptoProvider p = resolve(c.spec);
     AlgorithmInfo info = Types.findAlgorithm(c.spec.algorithm);
-    if (info.isPkOrKdf()) {
-      EnginePk.openPublicKey(c, p, info);
-      return;
-    }
-    int size = (int) c.spec.size;
-    if (!c.spec.keySetup && (size < info.minSize || size % info.blockBytes != 0))
-      throw new Unsupported(
-          info.name
-              + " needs messages of at least "
-              + info.minSize
-              + " bytes in multiples of "
-              + info.blockBytes);
-    if (!c.spec.cost.isEmpty()) throw new Unsupported(info.name + " takes no cost parameters");
-    ByteStream stream = new ByteStream(c.spec.seed);
-    Params params = new Params();
-    params.key = stream.bytes(info.keyBytes);
-    params.iv = stream.bytes(info.ivBytes);
-    if (info.kind.equals("aead")) params.aad = stream.bytes((int) c.spec.aadBytes);
-    // A key-setup case has no message: its gate round-trips one block-sized message instead.
-    int gateSize = c.spec.keySetup ? 64 : size;
-    byte[] plaintext = makeInput(c.spec.input, gateSize, c.spec.seed);
-    c.gate = Gate.runGate(p, info, c.spec.operation, plaintext, params);
-    if (!c.gate.ok) throw new Types.Failed(c.gate.reason);
+    if (raw == null || !raw.isJsonObject())
+      throw new Types.Failed("params: missing (the coordinator sends the case's parameters)");
+    Params params = new Steps.Resolver(List.of(), new byte[0], 0).params(raw);
     if (c.spec.keySetup) {
       // Key setup: the algorithm passed its gate on the case's key; one operation is an init.
       c.keygen = true; // writes nothing: the canaries are the check
@@ -205,17 +183,31 @@ final class Engine {
       c.resident.end();
       return;
     }
+    byte[] plaintext = caseInput(c.spec, info);
+    int size = plaintext.length, room = SLACK + info.tagBytes;
+    Params encrypting = params.copy();
+    if (info.isPkOrKdf()) {
+      room = 1024 + SLACK;
+      encrypting.keypair = params.publicKey;
+    }
+    if (c.spec.operation.equals("verify")) { // this provider's signature of the message
+      params.signature = Steps.runOnce(p.prepare(info.name, "sign", params), plaintext, 1024);
+      params.keypair = params.publicKey;
+    } else if (c.spec.operation.equals("encrypt") && info.isPkOrKdf()) {
+      params.keypair = params.publicKey;
+    }
+    // The measured input: the plaintext, or for decryption this provider's ciphertext of it.
     byte[] input = plaintext;
     boolean inplace = c.spec.inplace && (info.kind.equals("cipher") || info.kind.equals("aead"));
     if (c.spec.operation.equals("decrypt")) {
-      Op enc = p.prepare(info.name, "encrypt", params);
-      input = Gate.runOnce(enc, plaintext, info.tagBytes);
+      Op enc = p.prepare(info.name, "encrypt", encrypting);
+      input = Steps.runOnce(enc, plaintext, room);
       if (inplace && info.kind.equals("aead")) {
         // Decrypting in place leaves the plaintext where the ciphertext was, and the next run
         // would fail its tag check. For CTR-based AEADs encrypting the ciphertext gives back the
         // plaintext as ciphertext, with its own tag: the runs alternate between the two texts,
         // each preceded by the tag that belongs to the text in the buffer (engine.cpp).
-        byte[] again = Gate.runOnce(enc, Arrays.copyOf(input, size), info.tagBytes);
+        byte[] again = Steps.runOnce(enc, Arrays.copyOf(input, size), info.tagBytes);
         if (again.length == input.length && Arrays.equals(Arrays.copyOf(again, size), plaintext)) {
           c.alternate = true;
           c.tagAt = size;
@@ -254,7 +246,7 @@ final class Engine {
                 + ": measured out of place";
       }
     }
-    allocateBuffers(c, input, SLACK, inplace);
+    allocateBuffers(c, input, room, inplace);
     measureHeapAndCalibrate(c, p, info, params);
   }
 
@@ -269,14 +261,14 @@ final class Engine {
       c.keygen = true; // nothing to compare; the canaries are still checked
       return;
     }
-    c.expected = Gate.runOnce(p.prepare(info.name, c.spec.operation, params), input, 1024 + SLACK);
+    c.expected = Steps.runOnce(p.prepare(info.name, c.spec.operation, params), input, 1024 + SLACK);
     c.refLen = c.expected.length;
     if (c.spec.operation.equals("encrypt") && info.kind.equals("pk-encryption")) return; // OAEP
     // Signatures are deterministic for some schemes (PKCS#1 v1.5, EdDSA) and not for others.
     c.deterministic = true;
     if (c.spec.operation.equals("sign")) {
       byte[] again =
-          Gate.runOnce(p.prepare(info.name, c.spec.operation, params), input, 1024 + SLACK);
+          Steps.runOnce(p.prepare(info.name, c.spec.operation, params), input, 1024 + SLACK);
       c.deterministic = Arrays.equals(again, c.expected);
     }
   }

@@ -127,7 +127,7 @@ final class JcaProvider implements CryptoProvider {
             Params p = new Params();
             p.key = new byte[info.keyBytes];
             p.iv = new byte[info.ivBytes];
-            Gate.runOnce(prepareOrThrow(info, "encrypt", p), new byte[64], info.tagBytes);
+            Steps.runOnce(prepareOrThrow(info, "encrypt", p), new byte[64], info.tagBytes);
             return "";
           }
         case "hash":
@@ -135,7 +135,7 @@ final class JcaProvider implements CryptoProvider {
           {
             Params p = new Params();
             p.key = new byte[info.keyBytes];
-            Gate.runOnce(prepareOrThrow(info, Gate.forward(info), p), new byte[64], 0);
+            Steps.runOnce(prepareOrThrow(info, info.kind, p), new byte[64], 0);
             return "";
           }
         case "keypair":
@@ -149,19 +149,22 @@ final class JcaProvider implements CryptoProvider {
             p.salt = new byte[16];
             p.outLen = 32;
             p.cost = new TreeMap<>(Map.of("iterations", 1L));
-            Gate.runOnce(prepareOrThrow(info, "derive", p), "password".getBytes(), 0);
+            Steps.runOnce(prepareOrThrow(info, "derive", p), "password".getBytes(), 0);
             return "";
           }
         default:
           {
-            Params p = EnginePk.caseParams(info, new CaseSpec());
+            Params p = new Params();
+            p.keypair = TestKeys.get(info.keyType);
+            if (info.kind.equals("key-agreement"))
+              p.peer = TestKeys.publicParts(info, TestKeys.get(info.keyType + "-peer"));
             String op =
                 info.kind.equals("signature")
                     ? "sign"
                     : info.kind.equals("key-agreement") ? "derive" : "encrypt";
-            if (op.equals("encrypt")) p.keypair = Vectors.publicParts(info, p.keypair);
+            if (op.equals("encrypt")) p.keypair = TestKeys.publicParts(info, p.keypair);
             byte[] in = op.equals("derive") ? new byte[0] : new byte[32];
-            Gate.runOnce(prepareOrThrow(info, op, p), in, 1024);
+            Steps.runOnce(prepareOrThrow(info, op, p), in, 1024);
             if (info.hasOp("keygen")) generator(info);
             return "";
           }

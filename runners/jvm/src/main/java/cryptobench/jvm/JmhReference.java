@@ -29,7 +29,11 @@ public class JmhReference {
   @Setup(Level.Trial)
   public void setup() {
     CaseSpec spec = Bench.CASES.stream().filter(s -> s.id.equals(caseId)).findFirst().orElseThrow();
-    c = Engine.openCase(spec);
+    try {
+      c = Engine.openCase(spec, Bench.params(spec));
+    } catch (Exception e) {
+      throw new IllegalStateException(caseId + ": " + e, e);
+    }
     if (!c.status.equals(Engine.OK))
       throw new IllegalStateException(caseId + ": " + c.status + " " + c.reason);
   }

@@ -157,8 +157,8 @@ final class Keys {
       case "":
         throw new Unsupported("no JCA key type for " + info.keyType);
       default:
-        if (priv) return new PKCS8EncodedKeySpec(Vectors.concat(privatePrefix(family), k.part("priv")));
-        return new X509EncodedKeySpec(Vectors.concat(publicPrefix(family), k.part("pub")));
+        if (priv) return new PKCS8EncodedKeySpec(TestKeys.concat(privatePrefix(family), k.part("priv")));
+        return new X509EncodedKeySpec(TestKeys.concat(publicPrefix(family), k.part("pub")));
     }
   }
 
@@ -178,7 +178,7 @@ final class Keys {
 
   static PublicKey publicKey(List<Provider> providers, AlgorithmInfo info, KeyParts k)
       throws Exception {
-    KeySpec spec = encodedSpec(info, Vectors.publicParts(info, k), false);
+    KeySpec spec = encodedSpec(info, TestKeys.publicParts(info, k), false);
     return factory(providers, family(info)).generatePublic(spec);
   }
 

@@ -2,21 +2,15 @@ package cryptobench.jvm;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
-import cryptobench.jvm.Gate.Report;
 import cryptobench.jvm.Types.AlgorithmInfo;
 import cryptobench.jvm.Types.CryptoProvider;
-import cryptobench.jvm.Types.Params;
-import cryptobench.jvm.Types.Unsupported;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * cryptobench-runner-jvm: the JVM runner (providers sunjce, bouncycastle, accp, conscrypt, nss).
@@ -28,8 +22,7 @@ public final class Main {
 
   static final String USAGE =
       "usage: cryptobench-runner-jvm list  [--variant P=V]...\n"
-          + "       cryptobench-runner-jvm serve [--variant P=V]... [--cpu N|--no-pin] [--vectors DIR]\n"
-          + "       cryptobench-runner-jvm check [--provider P]... [--variant P=V]... [--vectors DIR]\n"
+          + "       cryptobench-runner-jvm serve [--variant P=V]... [--cpu N|--no-pin]\n"
           + "       cryptobench-runner-jvm bench [--quick] [--cpu N|--no-pin]   (fidelity against JMH)\n"
           + "Protocol and message formats: docs/protocol.md\n";
 
@@ -41,7 +34,6 @@ public final class Main {
 
   static final class Options {
     String command = "";
-    final List<String> providers = new ArrayList<>();
     int cpu = -1;
     boolean pin = true, quick;
     String variant = "";
@@ -49,14 +41,14 @@ public final class Main {
 
   static Options parseArgs(String[] args) throws UsageError {
     Options o = new Options();
-    if (args.length < 1) throw new UsageError("missing command (list, serve, check, bench)");
+    if (args.length < 1) throw new UsageError("missing command (list, serve, bench)");
     o.command = args[0];
     if (o.command.equals("-h") || o.command.equals("--help")) {
       o.command = "--help";
       return o;
     }
-    if (!List.of("list", "serve", "check", "bench").contains(o.command))
-      throw new UsageError("unknown command '" + o.command + "' (list, serve, check, bench)");
+    if (!List.of("list", "serve", "bench").contains(o.command))
+      throw new UsageError("unknown command '" + o.command + "' (list, serve, bench)");
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       boolean hasValue = i + 1 < args.length;
@@ -85,15 +77,6 @@ public final class Main {
             o.variant = variant;
             break;
           }
-        case "--provider":
-          {
-            if (!o.command.equals("check")) throw new UsageError("unknown option '" + a + "' for " + o.command);
-            if (!hasValue) throw new UsageError(a + " needs a value");
-            String v = args[++i];
-            if (!Providers.NAMES.contains(v)) throw new UsageError("--provider: unknown provider '" + v + "'");
-            o.providers.add(v);
-            break;
-          }
         case "--cpu":
           {
             if (!hasValue) throw new UsageError(a + " needs a value");
@@ -112,10 +95,6 @@ public final class Main {
         case "--quick":
           if (!o.command.equals("bench")) throw new UsageError("unknown option '" + a + "' for " + o.command);
           o.quick = true;
-          break;
-        case "--vectors":
-          if (!hasValue) throw new UsageError(a + " needs a value");
-          Vectors.dirFlag = args[++i];
           break;
         case "-h":
         case "--help":
@@ -189,70 +168,11 @@ public final class Main {
     JsonObject caps =
         Protocol.obj(
             "type", "capabilities", "schema", Protocol.SCHEMA, "runner", Protocol.RUNNER,
-            "runner_version", Protocol.VERSION);
+            "runner_version", Protocol.VERSION, "gate", Protocol.GATE);
     caps.add("machine", machine);
     caps.add("algorithms", algs);
     caps.add("providers", provs);
     return caps;
-  }
-
-  /** gate_pk.cpp, cheap_kdf_params. */
-  static Map<String, Long> cheapCost(AlgorithmInfo info) {
-    Map<String, Long> c = new TreeMap<>();
-    if (info.name.startsWith("pbkdf2")) c.put("iterations", 1000L);
-    else if (info.name.equals("scrypt")) c.putAll(Map.of("N", 1024L, "r", 8L, "p", 1L));
-    else if (info.name.equals("argon2id")) c.putAll(Map.of("t", 2L, "m", 1024L, "p", 1L));
-    return c;
-  }
-
-  /** The gate for every provider × algorithm × operation (protocol.cpp, command_check). */
-  static int commandCheck(List<String> names, PrintStream out) {
-    if (names.isEmpty()) names = Providers.NAMES;
-    Protocol.Totals t = new Protocol.Totals();
-    for (String name : names.stream().sorted().toList()) {
-      CryptoProvider p = Providers.byName(name);
-      for (String alg : p.algorithms()) {
-        AlgorithmInfo info = Types.findAlgorithm(alg);
-        int n = info.blockBytes > 1 ? 1024 : 1000;
-        ByteStream stream = new ByteStream(7);
-        Params params = new Params();
-        params.key = stream.bytes(info.keyBytes);
-        params.iv = stream.bytes(info.ivBytes);
-        byte[] input = stream.bytes(n);
-        boolean pk = info.isPkOrKdf();
-        if (pk) {
-          input = java.util.Arrays.copyOf(input, 32);
-          CaseSpec spec = new CaseSpec();
-          spec.cost = cheapCost(info);
-          try {
-            params = EnginePk.caseParams(info, spec);
-          } catch (Exception e) {
-            params = new Params();
-          }
-        }
-        for (String op : info.operations) {
-          Report g;
-          String status;
-          try {
-            g = pk ? GatePk.runPkGate(p, info, op, input, params) : Gate.runGate(p, info, op, input, params);
-            status = g.ok ? Engine.OK : Engine.FAILED;
-          } catch (Unsupported u) {
-            g = new Report();
-            g.reason = u.getMessage();
-            status = Engine.UNSUPPORTED;
-          }
-          t.count(status);
-          JsonObject m =
-              Protocol.obj(
-                  "type", "check", "provider", name, "variant", Variants.current(), "algorithm", alg,
-                  "operation", op, "status", status, "reason", g.reason);
-          m.add("gate", Protocol.gateJson(g));
-          Protocol.emit(out, m);
-        }
-      }
-    }
-    Protocol.emit(out, t.message());
-    return t.failed > 0 ? 1 : 0;
   }
 
   /** The CPUs the JVM saw when it started (its ergonomics: GC, compiler threads), before pinning. */
@@ -273,9 +193,6 @@ public final class Main {
         case "list":
           Protocol.emit(out, capabilities());
           System.exit(0);
-          return;
-        case "check":
-          System.exit(commandCheck(o.providers, out));
           return;
         default:
       }

@@ -1,5 +1,6 @@
 package cryptobench.jvm;
 
+import com.google.gson.FieldNamingPolicy;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
@@ -12,8 +13,8 @@ import com.google.gson.Strictness;
 import com.google.gson.stream.JsonReader;
 import cryptobench.jvm.Engine.OpenCase;
 import cryptobench.jvm.Engine.Sample;
-import cryptobench.jvm.Gate.Report;
 import cryptobench.jvm.Types.AlgorithmInfo;
+import cryptobench.jvm.Types.CryptoProvider;
 import java.io.BufferedReader;
 import java.io.PrintStream;
 import java.io.StringReader;
@@ -23,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -34,6 +36,10 @@ final class Protocol {
 
   static final int SCHEMA = 1;
   static final String RUNNER = "cryptobench-runner-jvm", VERSION = "0.1.0";
+  /** This runner is gated by the coordinator (docs/protocol.md, "Who gates"). */
+  static final String GATE = "coordinator";
+
+  static final String COMMANDS = "open, sample, close, steps, quit";
   static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
 
   /** A malformed request or spec: an `error` reply, the runner carries on. */
@@ -68,133 +74,79 @@ final class Protocol {
     }
   }
 
-  private static final class Fields {
-    final JsonObject m;
-    final String where;
-
-    Fields(JsonObject m, String where) {
-      this.m = m;
-      this.where = where;
-    }
-
-    SpecError fail(String name, String why) {
-      return new SpecError(where + "." + name + ": " + why);
-    }
-
-    String str(String name, String fallback) throws SpecError {
-      JsonElement v = m.get(name);
-      if (v == null) {
-        if (fallback != null) return fallback;
-        throw fail(name, "missing");
-      }
-      if (!v.isJsonPrimitive() || !v.getAsJsonPrimitive().isString()) throw fail(name, "must be a string");
-      return v.getAsString();
-    }
-
-    long uint(String name, Long fallback, long lo, long hi) throws SpecError {
-      JsonElement v = m.get(name);
-      if (v == null) {
-        if (fallback != null) return fallback;
-        throw fail(name, "missing");
-      }
-      Long x = uintOf(v);
-      if (x == null) throw fail(name, "must be a non-negative integer");
-      if (Long.compareUnsigned(x, lo) < 0 || Long.compareUnsigned(x, hi) > 0)
-        throw fail(name, "must be between " + Long.toUnsignedString(lo) + " and " + Long.toUnsignedString(hi));
-      return x;
-    }
-
-    double number(String name, double fallback, double lo) throws SpecError {
-      JsonElement v = m.get(name);
-      if (v == null) return fallback;
-      if (!v.isJsonPrimitive() || !v.getAsJsonPrimitive().isNumber()) throw fail(name, "must be a number");
-      double x = v.getAsDouble();
-      if (!(x >= lo)) throw fail(name, "must be at least " + fmt(lo));
-      return x;
-    }
-
-    boolean bool(String name, boolean fallback) throws SpecError {
-      JsonElement v = m.get(name);
-      if (v == null) return fallback;
-      if (!v.isJsonPrimitive() || !v.getAsJsonPrimitive().isBoolean()) throw fail(name, "must be true or false");
-      return v.getAsBoolean();
-    }
-  }
-
-  static String fmt(double d) {
-    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
-  }
-
-  /** An unsigned 64-bit integer literal, or null. */
-  static Long uintOf(JsonElement v) {
-    if (!v.isJsonPrimitive() || !v.getAsJsonPrimitive().isNumber()) return null;
-    String s = v.getAsJsonPrimitive().getAsString();
-    if (s.contains(".") || s.contains("e") || s.contains("E") || s.contains("-")) return null;
+  /** A field's value as an unsigned 64-bit integer, or a SpecError naming it. */
+  static long uint(JsonElement v, String where) throws SpecError {
+    String s = v.isJsonPrimitive() && v.getAsJsonPrimitive().isNumber() ? v.getAsString() : "-";
     try {
-      return Long.parseUnsignedLong(s);
+      if (s.matches("[0-9]+")) return Long.parseUnsignedLong(s);
     } catch (NumberFormatException e) {
-      return null;
+      // out of range: refused below
     }
+    throw new SpecError(where + ": must be a non-negative integer");
   }
 
-  /** protocol.cpp, parse_case. */
+  /** A case specification decoded over its defaults (CaseSpec's fields, in snake case). */
+  static final Gson SPEC =
+      new GsonBuilder().setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES).create();
+
+  /** protocol.cpp, parse_case: the fields, then their values against the catalogue. */
   static CaseSpec parseCase(JsonElement raw, String where) throws SpecError {
     if (raw == null || !raw.isJsonObject()) throw new SpecError(where + ": must be an object");
     JsonObject m = raw.getAsJsonObject();
     for (String k : new TreeSet<>(m.keySet()))
       if (!CASE_FIELDS.contains(k)) throw new SpecError(where + "." + k + ": unknown field");
-    Fields f = new Fields(m, where);
-    CaseSpec s = new CaseSpec();
-    s.id = f.str("id", null);
-    s.provider = f.str("provider", null);
-    if (!Providers.NAMES.contains(s.provider))
-      throw f.fail(
-          "provider",
-          "unknown provider '" + s.provider + "' (this runner has: " + String.join(", ", Providers.NAMES) + ")");
-    s.variant = f.str("variant", "");
-    s.operation = f.str("operation", null);
-    s.algorithm = f.str("algorithm", null);
-    AlgorithmInfo info = Types.findAlgorithm(s.algorithm);
-    if (info == null) throw f.fail("algorithm", "unknown algorithm '" + s.algorithm + "'");
-    if (!OPERATIONS.contains(s.operation))
-      throw f.fail("operation", "unknown operation '" + s.operation + "' (" + String.join(", ", OPERATIONS) + ")");
-    if (!info.hasOp(s.operation))
-      throw f.fail("operation", s.operation + " does not apply to " + s.algorithm + " (a " + info.kind + ")");
-    s.size = f.uint("size", null, 0, 1L << 30);
-    s.keySetup = f.bool("key_setup", false);
-    if (s.keySetup && !(info.kind.equals("cipher") || info.kind.equals("aead")))
-      throw f.fail("key_setup", "applies to ciphers and AEADs only, not to " + s.algorithm);
-    if (s.keySetup && s.size != 0)
-      throw f.fail("size", "a key_setup case processes no data: size must be 0");
-    if (!s.keySetup && (s.size < info.minSize || s.size % info.blockBytes != 0))
-      throw f.fail(
-          "size",
-          s.algorithm + " needs at least " + info.minSize + " bytes in multiples of " + info.blockBytes);
-    s.input = f.str("input", "random");
-    if (!List.of("random", "zeros", "text").contains(s.input))
-      throw f.fail("input", "must be random, zeros or text");
-    s.alignOffset = f.uint("align_offset", 0L, 0, 63);
-    s.aadBytes = f.uint("aad_bytes", 0L, 0, 1 << 20);
-    s.samples = f.uint("samples", 11L, 1, 100000);
-    s.batch = f.uint("batch", 1L, 1, 100000);
-    s.targetSampleMs = f.number("target_sample_ms", 2.0, 0.001);
-    s.warmupMs = f.number("warmup_ms", 20.0, 0);
-    s.heapIterations = f.uint("heap_iterations", 8L, 1, 1000000);
-    s.seed = f.uint("seed", 1L, 0, -1L);
-    s.agreement = f.bool("agreement", true);
-    s.inplace = f.bool("inplace", true);
-
-    if (m.has("cost")) {
-      JsonElement c = m.get("cost");
-      if (!c.isJsonObject()) throw f.fail("cost", "must be an object of non-negative integers");
-      for (Map.Entry<String, JsonElement> e : c.getAsJsonObject().entrySet()) {
-        Long x = uintOf(e.getValue());
-        if (x == null) throw f.fail("cost", e.getKey() + " must be a non-negative integer");
-        s.cost.put(e.getKey(), x);
-      }
-      if (!s.cost.isEmpty() && !info.kind.equals("kdf"))
-        throw f.fail("cost", s.algorithm + " takes no cost parameters (only KDFs do)");
+    for (String k : List.of("id", "provider", "operation", "algorithm", "size"))
+      if (!m.has(k)) throw new SpecError(where + "." + k + ": missing");
+    for (String k : List.of("id", "provider", "variant", "operation", "algorithm", "input"))
+      if (m.has(k) && !(m.get(k).isJsonPrimitive() && m.get(k).getAsJsonPrimitive().isString()))
+        throw new SpecError(where + "." + k + ": must be a string");
+    for (String k : List.of("agreement", "inplace", "key_setup"))
+      if (m.has(k) && !(m.get(k).isJsonPrimitive() && m.get(k).getAsJsonPrimitive().isBoolean()))
+        throw new SpecError(where + "." + k + ": must be true or false");
+    for (String k :
+        List.of("size", "align_offset", "aad_bytes", "samples", "batch", "heap_iterations", "seed"))
+      if (m.has(k)) uint(m.get(k), where + "." + k);
+    if (m.has("cost") && !m.get("cost").isJsonObject())
+      throw new SpecError(where + ".cost: must be an object of non-negative integers");
+    if (m.has("cost"))
+      for (Map.Entry<String, JsonElement> e : m.getAsJsonObject("cost").entrySet())
+        uint(e.getValue(), where + ".cost." + e.getKey());
+    JsonObject known = m.deepCopy();
+    known.remove("seed"); // unsigned 64-bit: Gson reads signed longs
+    CaseSpec s;
+    try {
+      s = SPEC.fromJson(known, CaseSpec.class);
+    } catch (RuntimeException e) {
+      throw new SpecError(where + ": " + e.getMessage());
     }
+    if (m.has("seed")) s.seed = uint(m.get("seed"), where + ".seed");
+    s.cost = new TreeMap<>(s.cost);
+    AlgorithmInfo info = Types.findAlgorithm(s.algorithm);
+    String kind = info == null ? "" : info.kind;
+    long min = info == null ? 0 : info.minSize, block = info == null ? 1 : info.blockBytes;
+    String names = String.join(", ", Providers.NAMES), ops = String.join(", ", OPERATIONS);
+    boolean symmetric = kind.equals("cipher") || kind.equals("aead");
+    boolean badSize = s.size > 1L << 30 || s.size < min || s.size % block != 0;
+    Object[][] checks = {
+      {"provider", !Providers.NAMES.contains(s.provider),
+        "unknown provider '" + s.provider + "' (this runner has: " + names + ")"},
+      {"algorithm", info == null, "unknown algorithm '" + s.algorithm + "'"},
+      {"operation", !OPERATIONS.contains(s.operation), "unknown operation '" + s.operation + "' (" + ops + ")"},
+      {"operation", info != null && !info.hasOp(s.operation),
+        s.operation + " does not apply to " + s.algorithm + " (a " + kind + ")"},
+      {"key_setup", s.keySetup && !symmetric, "applies to ciphers and AEADs only, not to " + s.algorithm},
+      {"size", s.keySetup && s.size != 0, "a key_setup case processes no data: size must be 0"},
+      {"size", !s.keySetup && badSize, s.algorithm + " needs at least " + min + " bytes in multiples of " + block},
+      {"input", !List.of("random", "zeros", "text").contains(s.input), "must be random, zeros or text"},
+      {"align_offset", s.alignOffset > 63, "must be between 0 and 63"},
+      {"aad_bytes", s.aadBytes > 1 << 20, "must be between 0 and 1048576"},
+      {"samples", s.samples < 1 || s.batch < 1 || s.heapIterations < 1,
+        "samples, batch and heap_iterations must be at least 1"},
+      {"target_sample_ms", !(s.targetSampleMs >= 0.001) || !(s.warmupMs >= 0),
+        "must be at least 0.001 (warmup_ms: 0)"},
+      {"cost", !s.cost.isEmpty() && !kind.equals("kdf"), s.algorithm + " takes no cost parameters (only KDFs do)"},
+    };
+    for (Object[] c : checks) if ((Boolean) c[1]) throw new SpecError(where + "." + c[0] + ": " + c[2]);
     return s;
   }
 
@@ -208,15 +160,6 @@ final class Protocol {
     return Rss.maxRssKb();
   }
 
-  static JsonObject gateJson(Report g) {
-    JsonObject o = new JsonObject();
-    o.addProperty("kat", g.kat);
-    o.addProperty("roundtrip", g.roundtrip);
-    o.addProperty("agreement", g.agreement);
-    if (!g.lax.isEmpty()) o.addProperty("lax", g.lax);
-    return o;
-  }
-
   static JsonObject obj(Object... kv) {
     JsonObject o = new JsonObject();
     for (int i = 0; i < kv.length; i += 2) o.add((String) kv[i], GSON.toJsonTree(kv[i + 1]));
@@ -225,7 +168,7 @@ final class Protocol {
 
   static JsonObject caseMessage(OpenCase c) {
     JsonObject o = obj("type", "case", "id", c.spec.id, "status", c.status, "reason", c.reason);
-    o.add("gate", gateJson(c.gate));
+    o.add("gate", new JsonObject());
     o.addProperty("iterations", c.iterations);
     o.addProperty("calibration_ns", c.calibrationNs);
     return o;
@@ -271,7 +214,7 @@ final class Protocol {
   static JsonObject resultMessage(OpenCase c) {
     CaseSpec s = c.spec;
     JsonObject r = obj("type", "result", "id", s.id, "status", c.status, "reason", c.reason);
-    JsonObject gate = gateJson(c.gate);
+    JsonObject gate = new JsonObject();
     r.add("gate", gate);
     r.addProperty("provider", s.provider);
     r.addProperty("variant", s.variant);
@@ -357,6 +300,7 @@ final class Protocol {
     o.add("cpu", cpu == null ? JsonNull.INSTANCE : new JsonPrimitive(cpu));
     o.add("variants", variants);
     o.addProperty("jdk", System.getProperty("java.runtime.version"));
+    o.addProperty("gate", GATE);
     return o;
   }
 
@@ -377,7 +321,7 @@ final class Protocol {
                 ? req.get("cmd").getAsString()
                 : "";
         if (cmd.isEmpty())
-          throw new SpecError("cmd: missing (open, sample, close, quit, agreement, cross_check)");
+          throw new SpecError("cmd: missing (" + COMMANDS + ")");
         if (cmd.equals("quit")) break;
         reply = serveOne(cmd, req, open, t);
       } catch (SpecError e) {
@@ -397,20 +341,18 @@ final class Protocol {
           if (!req.has("case")) throw new SpecError("case: missing");
           CaseSpec spec = parseCase(req.get("case"), "case");
           if (open.containsKey(spec.id)) throw new SpecError("case.id: '" + spec.id + "' is already open");
-          OpenCase c = Engine.openCase(spec);
+          OpenCase c = Engine.openCase(spec, req.get("params"));
           if (c.status.equals(Engine.OK)) open.put(spec.id, c);
           else t.count(c.status);
           return caseMessage(c);
         }
-      case "agreement":
-      case "cross_check":
-        return Agreement.request(cmd, req);
+      case "steps":
+        return steps(req);
       case "sample":
       case "close":
         break;
       default:
-        throw new SpecError(
-            "cmd: unknown command '" + cmd + "' (open, sample, close, quit, agreement, cross_check)");
+        throw new SpecError("cmd: unknown command '" + cmd + "' (" + COMMANDS + ")");
     }
     if (!req.has("id") || !req.get("id").isJsonPrimitive()) throw new SpecError("id: missing");
     String id = req.get("id").getAsString();
@@ -422,7 +364,8 @@ final class Protocol {
       t.count(c.status);
       return resultMessage(c);
     }
-    long count = new Fields(req, "request").uint("count", 1L, 1, 100000);
+    long count = req.has("count") ? uint(req.get("count"), "request.count") : 1;
+    if (count < 1 || count > 100000) throw new SpecError("request.count: must be between 1 and 100000");
     List<Sample> batch = new ArrayList<>();
     for (long k = 0; k < count; k++) {
       try {
@@ -441,5 +384,27 @@ final class Protocol {
     JsonObject o = obj("type", "samples", "id", id);
     o.add("samples", samplesJson(batch));
     return o;
+  }
+
+  /** Runs the coordinator's known-answer steps on the case's provider (docs/protocol.md). */
+  static JsonObject steps(JsonObject req) throws SpecError {
+    CaseSpec spec = parseCase(req.get("case"), "case");
+    JsonObject reply = obj("type", "steps", "id", spec.id, "status", Engine.OK, "reason", "");
+    CryptoProvider p;
+    try {
+      p = Engine.resolve(spec);
+    } catch (Types.Unsupported u) {
+      reply.addProperty("status", Engine.UNSUPPORTED);
+      reply.addProperty("reason", u.getMessage());
+      return reply;
+    }
+    byte[] input = Engine.caseInput(spec, Types.findAlgorithm(spec.algorithm));
+    try {
+      reply.add("input", Steps.digest(input));
+    } catch (Exception e) {
+      throw new IllegalStateException(e); // SHA-256 is in every JDK
+    }
+    reply.add("results", Steps.run(p, spec.algorithm, req.get("steps"), input));
+    return reply;
   }
 }

@@ -103,6 +103,8 @@ final class Types {
   static final class Params {
     byte[] key = new byte[0], iv = new byte[0], aad = new byte[0];
     KeyParts keypair = new KeyParts(), peer = new KeyParts();
+    /** open's params: the test key's public parts. */
+    KeyParts publicKey = new KeyParts();
     byte[] signature = new byte[0], salt = new byte[0], info = new byte[0];
     byte[] secret = new byte[0], ad = new byte[0];
     int outLen;
@@ -115,6 +117,7 @@ final class Types {
       p.aad = aad;
       p.keypair = keypair;
       p.peer = peer;
+      p.publicKey = publicKey;
       p.signature = signature;
       p.salt = salt;
       p.info = info;
