@@ -25,7 +25,7 @@ from cryptobench.commands import (
     runs,
     scenario,
 )
-from cryptobench.commands.common import Parser, db_parent
+from cryptobench.commands.common import Parser, check_paths, db_parent
 from cryptobench.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, UserError
 
 # In the order --help lists them.
@@ -49,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = ["cryptobench", *(sys.argv[1:] if argv is None else argv)]
     try:
+        check_paths(args)
         return args.func(args)
     except UserError as e:
         print(f"cryptobench: error: {e}", file=sys.stderr)
