@@ -27,6 +27,7 @@ from cryptobench.commands import (
 )
 from cryptobench.commands.common import Parser, check_paths, db_parent
 from cryptobench.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, UserError
+from cryptobench.store.engine import reason
 
 # In the order --help lists them.
 COMMAND_GROUPS = (
@@ -59,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "locked" in str(e):
             print(f"cryptobench: error: {store.locked_message(path)}", file=sys.stderr)
         else:
-            print(f"cryptobench: error: database {path}: {e}", file=sys.stderr)
+            # The driver's own first line, never the SQL statement and its parameters.
+            print(f"cryptobench: error: database {path}: {reason(e)}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("cryptobench: interrupted", file=sys.stderr)
