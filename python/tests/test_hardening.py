@@ -13,7 +13,7 @@ from conftest import run_cli, store_run
 from cryptobench import plan
 from cryptobench.cli import build_parser, main
 from cryptobench.errors import UserError
-from cryptobench.files import read_input, write_file
+from cryptobench.files import write_file
 from cryptobench.store import Store
 
 
@@ -182,6 +182,8 @@ def test_fifo_device_and_directory_inputs_are_refused_at_once(capsys, tmp_path):
     assert "FIFO" in error_of(capsys, "import", pipe, "-f", "hyperfine")
     assert "device" in error_of(capsys, "run", "--suite", "/dev/zero", "--dry-run")
     assert "directory" in error_of(capsys, "import", str(tmp_path), "-f", "hyperfine")
+    from cryptobench.files import read_input  # new in this round
+
     with pytest.raises(UserError, match="FIFO"):
         read_input(pipe)
 
