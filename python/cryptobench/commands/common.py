@@ -8,6 +8,7 @@ from typing import Any, NoReturn
 
 from cryptobench.errors import EXIT_USAGE, UserError
 from cryptobench.files import check_output
+from cryptobench.store.engine import check_target
 
 
 class Parser(argparse.ArgumentParser):
@@ -95,6 +96,10 @@ def check_paths(args: argparse.Namespace) -> None:
         value = getattr(args, dest, None)
         if isinstance(value, Path):
             check_output(value, option)
+    for dest in ("db", "to"):  # the stores: a file or a postgresql:// URL, nothing else
+        value = getattr(args, dest, None)
+        if isinstance(value, str):
+            check_target(value)
     workdir = getattr(args, "workdir", None)
     if isinstance(workdir, Path) and not workdir.is_dir():
         raise UserError(f"--workdir {workdir}: not an existing directory")

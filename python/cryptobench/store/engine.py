@@ -61,6 +61,10 @@ def check_target(target: str) -> None:
         )
     if "?" in target or "\0" in target:
         raise UserError(f"database {target!r}: a file name with '?' or NUL is not supported")
+    path = Path(target)
+    if path.exists() and not path.is_dir() and not path.is_file():
+        # SQLite would open a FIFO and wait for a writer forever, or read a device.
+        raise UserError(f"database {target}: not a regular file")
 
 
 def redacted_safe(url: str) -> str:
