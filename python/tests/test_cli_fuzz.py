@@ -58,7 +58,8 @@ TEXTS = st.one_of(
             "+H:16:64\n+F:0:aes-128-cbc:1000:2000\n",
             "+H:16:64\n+F:0:aes-128-cbc:1000\n",
             'algorithms = ["sha256"]\nsizes = [64]\n',
-            'algorithms = ["pbkdf2-sha256"]\nsizes = [16]\ncost = {iterations = 9223372036854775807}',
+            'algorithms = ["pbkdf2-sha256"]\nsizes = [16]\n'
+            "cost = {iterations = 9223372036854775807}",
             "x = " + "[" * 3000,
             "[" * 3000,
             "",
@@ -81,10 +82,36 @@ def make_files(root: Path, contents: list[str]) -> None:
 
 VALUES = st.one_of(
     st.sampled_from(
-        ["", " ", "0", "-1", "1", "3", "1e400", "nan", "latest", "1,2", ",", "all", "quick",
-         "json", "csv", "markdown", "hyperfine", "openssl-speed", "botan-speed", "128", "1K",
-         "64KiB", "mysql://u@h/db", "postgresql://h:x/db", "r.db?x", "\udcff", "a" * 300]
-    ),  # fmt: skip
+        [
+            "",
+            " ",
+            "0",
+            "-1",
+            "1",
+            "3",
+            "1e400",
+            "nan",
+            "latest",
+            "1,2",
+            ",",
+            "all",
+            "quick",
+            "json",
+            "csv",
+            "markdown",
+            "hyperfine",
+            "openssl-speed",
+            "botan-speed",
+            "128",
+            "1K",
+            "64KiB",
+            "mysql://u@h/db",
+            "postgresql://h:x/db",
+            "r.db?x",
+            "\udcff",
+            "a" * 300,
+        ]
+    ),
     st.sampled_from(FILE_NAMES + SPECIAL),
     st.text(max_size=12),
 )
@@ -232,11 +259,34 @@ CC_FILES = ["app.ini", "app.json", "app.env", "key", "pass", "fifo", "dir", "/de
             "missing.ini", "link"]  # fmt: skip
 CC_VALUES = st.one_of(
     st.sampled_from(CC_FILES),
-    st.sampled_from(["", "-", "db/password", "a/b/c", "keyfile:key", "passphrase", "gpg:00",
-                     "openssl", "botan", "ini", "json", "dotenv", "chacha20-poly1305", "0",
-                     "1e9", "list", "add", "remove", "(", ".*", "ENC:cc1:x", "--"]),
+    st.sampled_from(
+        [
+            "",
+            "-",
+            "db/password",
+            "a/b/c",
+            "keyfile:key",
+            "passphrase",
+            "gpg:00",
+            "openssl",
+            "botan",
+            "ini",
+            "json",
+            "dotenv",
+            "chacha20-poly1305",
+            "0",
+            "1e9",
+            "list",
+            "add",
+            "remove",
+            "(",
+            ".*",
+            "ENC:cc1:x",
+            "--",
+        ]
+    ),
     st.text(max_size=10),
-)  # fmt: skip
+)
 CC_TEXTS = st.one_of(
     st.text(max_size=300),
     st.sampled_from(
@@ -273,7 +323,7 @@ def test_confcrypt_never_crashes_hangs_or_touches_other_files(
     if command == "exec" and "--" not in tokens:
         argv += ["--", "true"]
     elif command == "exec":
-        argv = argv[: argv.index("--")] + ["--", "true"]  # never run a generated command
+        argv = [*argv[: argv.index("--")], "--", "true"]  # never run a generated command
     before = snapshot(root)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),

@@ -65,8 +65,10 @@ def test_report_and_export_refuse_a_device_fifo_or_symlink_as_output(capsys, tmp
     outputs, target = special_outputs(tmp_path)
     for kind, path in outputs.items():
         before = os.lstat(path)
-        for argv in (["report", "--db", db, "-o", str(path)],
-                     ["export", "--db", db, "-f", "json", "-o", str(path)]):  # fmt: skip
+        for argv in (
+            ["report", "--db", db, "-o", str(path)],
+            ["export", "--db", db, "-f", "json", "-o", str(path)],
+        ):
             assert kind in error_of(capsys, *argv)
             after = os.lstat(path)
             assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
@@ -128,16 +130,29 @@ BAD_IMPORTS = [
     ("hyperfine", '{"results":[{"command":"a","times":[true]}]}', "not a number"),
     ("hyperfine", '{"results":[{"command":"a","times":["0.1"]}]}', "not a number"),
     ("hyperfine", '{"results":[{"command":7,"times":[0.1]}]}', "command"),
-    ("hyperfine", '{"results":[{"command":"a","times":[0.1]},{"command":"a","times":[0.2]}]}',
-     "twice"),  # fmt: skip
+    (
+        "hyperfine",
+        '{"results":[{"command":"a","times":[0.1]},{"command":"a","times":[0.2]}]}',
+        "twice",
+    ),
     ("hyperfine", "[" * 100_000, "not JSON"),
     ("hyperfine", '{"results":[{"command":"a","times":[0.1]}', "not JSON"),
-    ("botan-speed", '[{"algo":"AES-128","op":"encrypt","events":1e400,"nanos":5,"buf_size":16}]',
-     "finite"),  # fmt: skip
-    ("botan-speed", '[{"algo":"AES-128","op":"encrypt","events":16,"nanos":5,'
-     '"buf_size":12345678901234567890123456}]', "size"),  # fmt: skip
-    ("botan-speed", '[{"algo":"AES-128","op":"encrypt","events":16,"nanos":"5","buf_size":16}]',
-     "not a number"),  # fmt: skip
+    (
+        "botan-speed",
+        '[{"algo":"AES-128","op":"encrypt","events":1e400,"nanos":5,"buf_size":16}]',
+        "finite",
+    ),
+    (
+        "botan-speed",
+        '[{"algo":"AES-128","op":"encrypt","events":16,"nanos":5,'
+        '"buf_size":12345678901234567890123456}]',
+        "size",
+    ),
+    (
+        "botan-speed",
+        '[{"algo":"AES-128","op":"encrypt","events":16,"nanos":"5","buf_size":16}]',
+        "not a number",
+    ),
     ("openssl-speed", "+H:16:64\n+F:0:aes-128-cbc:1000\n", "cannot read the line"),
     ("openssl-speed", "+H:16\n+F:0:aes-128-cbc:-5\n", "above 0"),
     ("openssl-speed", "+H:16\n+F:0:aes-128-cbc:nan\n", "above 0"),
