@@ -97,6 +97,10 @@ Args parse_args(int argc, char** argv) {
     }
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) throw Failure(Status::kUsage, s + " needs a value");
+      // Only an absent option means its default: an empty value is a mistake, not "unset".
+      if (argv[i + 1][0] == '\0') {
+        throw Failure(Status::kUsage, s + ": an empty value (leave the option out for the default)");
+      }
       return argv[++i];
     };
     if (s == "--") {
@@ -711,6 +715,26 @@ int cmd_providers() {
   return 0;
 }
 
+// Options that mean something to some commands only are refused elsewhere, rather than ignored
+// (`show --prefix X`, `get --encrypt`): a user who gives one expects it to act.
+void check_options_apply(const Args& a) {
+  auto only = [&](bool given, const char* option, std::set<std::string> commands) {
+    if (given && !commands.count(a.command)) {
+      std::string list;
+      for (const auto& c : commands) list += (list.empty() ? "" : ", ") + c;
+      throw Failure(Status::kUsage, std::string(option) + " is for " + list + ", not '" +
+                                        a.command + "'");
+    }
+  };
+  only(a.prefix.has_value(), "--prefix", {"exec"});
+  only(!a.regexes.empty(), "--encrypt-regex", {"init", "migrate", "set"});
+  only(a.encrypt, "--encrypt", {"set"});
+  only(a.plain, "--plain", {"set"});
+  only(a.no_rotate, "--no-rotate", {"recipients"});
+  only(a.master_password_file.has_value() || a.master_password_gpg.has_value(),
+       "--master-password-file/--master-password-gpg", {"get", "show", "set", "exec", "migrate"});
+}
+
 int dispatch(const Args& a) {
   if (a.help || a.command.empty() || a.command == "help") {
     std::cout << kUsage;
@@ -719,6 +743,7 @@ int dispatch(const Args& a) {
   if (a.dashdash && a.command != "exec") {
     throw Failure(Status::kUsage, "'--' is only for 'confcrypt exec FILE -- CMD'");
   }
+  check_options_apply(a);
   if (a.command == "init") return cmd_init(a);
   if (a.command == "set") return cmd_set(a);
   if (a.command == "get") return cmd_get(a);

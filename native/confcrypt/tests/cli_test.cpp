@@ -98,6 +98,16 @@ TEST_F(Cli, UsageErrors) {
   expect_failure(cc({"init", ini_}), Status::kUsage, "at least one recipient");
   expect_failure(cc({"set", ini_, "db/new", "x", "--encrypt"}), Status::kUsage,
                  "not a confcrypt file");
+  // Only an absent option means the default: an empty value is refused, not "unset".
+  expect_failure(cc({"get", ini_, "db/host", "--gpg-timeout", ""}), Status::kUsage,
+                 "--gpg-timeout: an empty value");
+  expect_failure(cc({"show", ini_, "--format", "", "--unprotected"}), Status::kUsage,
+                 "--format: an empty value");
+  // An option that means nothing to the command is refused, not ignored.
+  expect_failure(cc({"show", ini_, "--prefix", "APP_", "--unprotected"}), Status::kUsage,
+                 "--prefix is for exec, not 'show'");
+  expect_failure(cc({"get", ini_, "db/host", "--encrypt-regex", "("}), Status::kUsage,
+                 "--encrypt-regex is for init, migrate, set");
   EXPECT_EQ(cctest::read(ini_), kIni);
 }
 
