@@ -493,6 +493,26 @@ TEST_F(Cli, SetRefusesToWriteASecretInTheClearIntoAStrippedFile) {
   EXPECT_EQ(cc({"set", dir_ + "/new.ini", "a/b", "c", "--key-file", key_}).code, 0);
 }
 
+// The header is the first line and exactly "#@CONFCRYPT <text>", as docs/confcrypt.md says: it
+// was accepted on any line and with blanks around it.
+TEST_F(Cli, TheHeaderIsTheFirstLineExactly) {
+  init_with_key();
+  const std::string good = cctest::read(ini_);
+  const size_t nl = good.find('\n');
+  const std::string header = good.substr(0, nl + 1), rest = good.substr(nl + 1);
+  cctest::write(ini_, rest.substr(0, rest.find('\n') + 1) + header +
+                          rest.substr(rest.find('\n') + 1));
+  expect_failure(get("db/password"), Status::kMalformed, "must be the first line");
+  cctest::write(ini_, good.substr(0, nl) + " " + good.substr(nl));
+  expect_failure(get("db/password"), Status::kMalformed, "exactly '#@CONFCRYPT <text>'");
+  cctest::write(ini_, " " + good);
+  expect_failure(get("db/password"), Status::kMalformed, "exactly '#@CONFCRYPT <text>'");
+  cctest::write(ini_, cctest::replace(good, "#@CONFCRYPT ", "#@CONFCRYPT  "));
+  expect_failure(get("db/password"), Status::kMalformed, "exactly '#@CONFCRYPT <text>'");
+  cctest::write(ini_, good);
+  EXPECT_EQ(get("db/password").out, "hunter2\n");
+}
+
 // Two processes x 200 sets of distinct keys on one file: every update is kept (it lost 158 and
 // 202 of 400 before the lock), every set exits 0.
 TEST_F(Cli, ConcurrentSetsOnOneFileLoseNothing) {
