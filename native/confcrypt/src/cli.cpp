@@ -99,7 +99,8 @@ Args parse_args(int argc, char** argv) {
       if (i + 1 >= argc) throw Failure(Status::kUsage, s + " needs a value");
       // Only an absent option means its default: an empty value is a mistake, not "unset".
       if (argv[i + 1][0] == '\0') {
-        throw Failure(Status::kUsage, s + ": an empty value (leave the option out for the default)");
+        throw Failure(Status::kUsage,
+                      s + ": an empty value (leave the option out for the default)");
       }
       return argv[++i];
     };
@@ -467,8 +468,8 @@ void refuse_plain_write(const Args& a, const Setup& s, const Config& c, const st
                       "refusing to write into it in the clear (--unprotected if it is meant to "
                       "be plain)");
   }
-  const bool key_given = !o.secrets.key_files.empty() || o.secrets.passphrase.has_value() ||
-                         !a.regexes.empty();
+  const bool key_given =
+      !o.secrets.key_files.empty() || o.secrets.passphrase.has_value() || !a.regexes.empty();
   if (key_given && !c.whole_file()) {
     throw Failure(Status::kUnprotected,
                   file +
@@ -722,8 +723,8 @@ void check_options_apply(const Args& a) {
     if (given && !commands.count(a.command)) {
       std::string list;
       for (const auto& c : commands) list += (list.empty() ? "" : ", ") + c;
-      throw Failure(Status::kUsage, std::string(option) + " is for " + list + ", not '" +
-                                        a.command + "'");
+      throw Failure(Status::kUsage,
+                    std::string(option) + " is for " + list + ", not '" + a.command + "'");
     }
   };
   only(a.prefix.has_value(), "--prefix", {"exec"});

@@ -255,9 +255,8 @@ std::string LineDocument::emit() const {
          join_lines(std::move(out), no_final_newline_, eol_);
 }
 
-MarkerLines::Kind MarkerLines::take(const std::string& raw, const std::string& trimmed,
-                                    bool is_key, size_t line, size_t entry_index,
-                                    const std::string& source) {
+MarkerLines::Kind MarkerLines::take(const std::string& raw, const std::string& trimmed, bool is_key,
+                                    size_t line, size_t entry_index, const std::string& source) {
   const bool is_meta = starts_with_tag(trimmed, kMetaTag);
   if (!pending_.empty() && !is_meta && !is_key)
     throw FormatError(source, pending_line_, "#@META line is not directly followed by a key");

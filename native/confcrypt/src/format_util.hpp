@@ -109,8 +109,7 @@ class MarkerLines {
   // followed by a key, a header that is not the first line or not exactly "#@CONFCRYPT <text>"
   // (docs/confcrypt.md, "The header"), a second header line, or a metadata name given twice.
   Kind take(const std::string& raw, const std::string& trimmed, bool is_key, size_t line,
-            size_t entry_index,
-            const std::string& source);
+            size_t entry_index, const std::string& source);
   // For a key line: the metadata above it (moved out), and the index of the entry where its
   // #@META lines begin (`entry_index`, the key's own, when it has none).
   std::map<std::string, std::string> take_meta();

@@ -447,17 +447,16 @@ TEST_F(Cli, AFifoWhereAFileIsExpectedIsRefusedAtOnce) {
                  "a FIFO or pipe, not a regular file");
   expect_failure(cc({"get", ini_, "db/password", "--passphrase-file", fifo}, {}, "", limit),
                  Status::kIo, "a FIFO or pipe");
-  expect_failure(cc({"get", ini_, "db/password", "--key-file", key_}, {"CONFCRYPT_CONFIG=" + fifo},
-                    "", limit),
-                 Status::kIo, "a FIFO or pipe");
+  expect_failure(
+      cc({"get", ini_, "db/password", "--key-file", key_}, {"CONFCRYPT_CONFIG=" + fifo}, "", limit),
+      Status::kIo, "a FIFO or pipe");
   expect_failure(cc({"show", fifo, "--format", "ini"}, {}, "", limit), Status::kIo,
                  "a FIFO or pipe");
   expect_failure(cc({"set", fifo, "a", "b", "--format", "ini"}, {}, "", limit), Status::kIo,
                  "a FIFO or pipe");
   expect_failure(cc({"show", ini_, "--compat", "--master-password-file", fifo}, {}, "", limit),
                  Status::kIo, "a FIFO or pipe");
-  expect_failure(cc({"show", dir_, "--format", "ini"}, {}, "", limit), Status::kIo,
-                 "a directory");
+  expect_failure(cc({"show", dir_, "--format", "ini"}, {}, "", limit), Status::kIo, "a directory");
 }
 
 // A file an attacker stripped (header, markers and tokens gone) must not receive a new secret in
@@ -478,8 +477,9 @@ TEST_F(Cli, SetRefusesToWriteASecretInTheClearIntoAStrippedFile) {
   // Whole-file configuration: signer, recipient or signing key, from options or environment.
   expect_failure(cc({"set", ini_, "db/password", "x", "--signer", alice_}), Status::kUnsigned,
                  "not a signed OpenPGP message");
-  expect_failure(cc({"set", ini_, "db/password", "x", "--recipient", alice_, "--sign-with", alice_}),
-                 Status::kUnsigned, "whole-file signing is configured");
+  expect_failure(
+      cc({"set", ini_, "db/password", "x", "--recipient", alice_, "--sign-with", alice_}),
+      Status::kUnsigned, "whole-file signing is configured");
   expect_failure(cc({"set", ini_, "db/password", "x"}, {"CONFCRYPT_SIGNERS=" + alice_}),
                  Status::kUnsigned, "refusing to write into it in the clear");
   EXPECT_EQ(cctest::read(ini_), stripped);
@@ -500,8 +500,8 @@ TEST_F(Cli, TheHeaderIsTheFirstLineExactly) {
   const std::string good = cctest::read(ini_);
   const size_t nl = good.find('\n');
   const std::string header = good.substr(0, nl + 1), rest = good.substr(nl + 1);
-  cctest::write(ini_, rest.substr(0, rest.find('\n') + 1) + header +
-                          rest.substr(rest.find('\n') + 1));
+  cctest::write(ini_,
+                rest.substr(0, rest.find('\n') + 1) + header + rest.substr(rest.find('\n') + 1));
   expect_failure(get("db/password"), Status::kMalformed, "must be the first line");
   cctest::write(ini_, good.substr(0, nl) + " " + good.substr(nl));
   expect_failure(get("db/password"), Status::kMalformed, "exactly '#@CONFCRYPT <text>'");
