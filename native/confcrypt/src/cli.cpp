@@ -732,6 +732,9 @@ void check_options_apply(const Args& a) {
   only(a.encrypt, "--encrypt", {"set"});
   only(a.plain, "--plain", {"set"});
   only(a.no_rotate, "--no-rotate", {"recipients"});
+  // Recipients are for writing: new per-value files, and whole-file messages sealed again.
+  only(!a.recipients.empty(), "--recipient",
+       {"init", "migrate", "encrypt", "set", "unset", "rotate", "recipients"});
   only(a.master_password_file.has_value() || a.master_password_gpg.has_value(),
        "--master-password-file/--master-password-gpg", {"get", "show", "set", "exec", "migrate"});
 }

@@ -108,6 +108,8 @@ TEST_F(Cli, UsageErrors) {
                  "--prefix is for exec, not 'show'");
   expect_failure(cc({"get", ini_, "db/host", "--encrypt-regex", "("}), Status::kUsage,
                  "--encrypt-regex is for init, migrate, set");
+  expect_failure(cc({"show", ini_, "--recipient", "zzz", "--unprotected"}), Status::kUsage,
+                 "--recipient is for encrypt, init");
   EXPECT_EQ(cctest::read(ini_), kIni);
 }
 
