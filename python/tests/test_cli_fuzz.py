@@ -38,7 +38,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "fuzz",
-    max_examples=1500,
+    max_examples=int(os.environ.get("CLI_FUZZ_EXAMPLES", "1500")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -117,7 +117,7 @@ VALUES = st.one_of(
         ]
     ),
     st.sampled_from(FILE_NAMES + SPECIAL),
-    st.text(max_size=12),
+    st.text(st.characters(blacklist_characters="\0"), max_size=12),  # argv holds no NUL
 )
 COMMON_OPTIONS = ["--db", "-o", "--output", "--report", "--json-out", "--format", "-f", "--note",
                   "--size", "--samples", "--level", "--run", "--to", "--json", "--quick",
@@ -289,7 +289,7 @@ CC_VALUES = st.one_of(
             "--",
         ]
     ),
-    st.text(max_size=10),
+    st.text(st.characters(blacklist_characters="\0"), max_size=10),  # argv holds no NUL
 )
 CC_TEXTS = st.one_of(
     st.text(max_size=300),
