@@ -331,6 +331,9 @@ def test_a_tiny_gated_case_measures(r, case):
         assert result["samples"][0]["ticks"] > 0  # the TSC is read on x86-64
     assert r.heap_fields <= set(result["heap"])
     assert result["heap"]["bytes_per_op"] >= 0
+    # The resident set across the heap pass, as the native runner reports it (on this Linux the
+    # high-water mark can be reset, so both are measured).
+    assert result["heap"]["rss_before_kb"] > 0 and result["heap"]["rss_peak_kb"] > 0
     if r.heap_grows:
         assert result["heap"]["bytes_per_op"] > 0
     if r.runtime_record:
@@ -448,3 +451,29 @@ def test_a_served_variant_measures_and_a_case_of_another_says_which_runner_to_st
     assert result["variant"] == variant and result["gate"]["roundtrip"] == "passed"
     assert other["status"] == "unsupported"
     assert f"--variant {refused[0]}={refused[1]}" in other["reason"]
+
+
+# Argon2id at m = 64 MiB, per runner: (provider, where the runtime's own counter puts its memory:
+# a heap figure that must show it, or None where the counter cannot see it).
+MEMORY_HARD = {
+    "go": ("go-x", "bytes_per_op"),  # the Go heap
+    "rust": ("rustcrypto", "peak_live_bytes"),  # the counting global allocator
+    "python": ("pyca", None),  # OpenSSL's malloc inside the extension: tracemalloc is blind
+}
+
+
+@pytest.mark.parametrize("r", per_runner(lambda r: r.name in MEMORY_HARD))
+def test_a_memory_hard_kdf_shows_its_memory_in_the_resident_peak_whoever_allocates_it(r):
+    """Argon2id with m = 64 MiB takes 64 MiB per derivation. The resident peak's rise across the
+    heap pass sees it in every runner, beside native providers' >= 64 MiB, even where the
+    runtime's heap counter cannot (pyca's reported 0.0 MiB before)."""
+    provider, counted_in = MEMORY_HARD[r.name]
+    listed(r, provider)
+    case = tiny_case(
+        provider, "argon2id", "derive", 16, cost={"t": 1, "m": 65536, "p": 1}, heap_iterations=1
+    )
+    with Served(runner_exe(r.exe)) as served:
+        heap = measure_tiny(served, case)["heap"]
+    assert heap["rss_peak_kb"] - heap["rss_before_kb"] >= 60 * 1024, heap
+    if counted_in:
+        assert heap[counted_in] >= 64 << 20, heap

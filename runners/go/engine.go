@@ -52,13 +52,16 @@ type GateReport struct {
 
 // Heap figures from runtime.MemStats: Mallocs, Frees and TotalAlloc count every heap allocation
 // of the Go runtime (the library's and the runner's alike), so they are the native heap counter's
-// equivalent. Peak live heap is not tracked by the runtime and is left out.
+// equivalent. Peak live heap is not tracked by the runtime and is left out. The resident set
+// across the heap pass (rss.go) is null where it is not measured.
 type HeapFigures struct {
 	AllocsPerOp   float64 `json:"allocs_per_op"`
 	FreesPerOp    float64 `json:"frees_per_op"`
 	BytesPerOp    float64 `json:"bytes_per_op"`
 	PrepareAllocs uint64  `json:"prepare_allocs"`
 	PrepareBytes  uint64  `json:"prepare_bytes"`
+	RSSBeforeKB   *int64  `json:"rss_before_kb"`
+	RSSPeakKB     *int64  `json:"rss_peak_kb"`
 }
 
 // Layout: where the measured buffers lie (protocol.md, result "layout").
@@ -394,11 +397,13 @@ func (c *OpenCase) measureHeapAndCalibrate(p Provider, info *AlgorithmInfo, para
 	if c.Spec.Operation == "keygen" && heapOps > 2 {
 		heapOps = 2
 	}
+	resident := startPeakPass()
 	before = readMem()
 	if err := c.runOps(heapOps); err != nil {
 		return err
 	}
 	after = readMem()
+	resident.end(&c.Heap)
 	n := float64(heapOps)
 	c.Heap.AllocsPerOp = float64(after.Mallocs-before.Mallocs) / n
 	c.Heap.FreesPerOp = float64(after.Frees-before.Frees) / n

@@ -13,7 +13,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"syscall"
 )
 
 const (
@@ -237,12 +236,6 @@ func emit(w io.Writer, m msg) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(m)
 	_, _ = w.Write(buf.Bytes())
-}
-
-func maxRSSKB() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Maxrss
 }
 
 func gateJSON(g GateReport) msg {

@@ -178,3 +178,24 @@ func TestInPlaceDecryptionAlternatesTagsAndPassesTheCheck(t *testing.T) {
 		t.Errorf("out of place: %s %q %+v", c.Status, c.Reason, c.layout)
 	}
 }
+
+func TestTheHeapPassReportsTheResidentPeakOfAMemoryHardKDF(t *testing.T) {
+	// Argon2id with m = 32 MiB takes its memory from the Go heap: the collector's free pages go
+	// back to the system before the pass, so the pass's resident peak rises by the 32 MiB again
+	// even though calibration has used (and freed) the same amount before.
+	c := openWith(t, drifting{goX{}, "argon", 1 << 62, false}, CaseSpec{Operation: "derive",
+		Algorithm: "argon2id", Size: 16, Cost: map[string]uint64{"t": 1, "m": 32768, "p": 1}})
+	if c.Status != statusOK {
+		t.Fatalf("status %s: %s", c.Status, c.Reason)
+	}
+	h := c.Heap
+	if h.RSSBeforeKB == nil || h.RSSPeakKB == nil {
+		t.Fatalf("resident set not measured: %+v", h)
+	}
+	if rise := *h.RSSPeakKB - *h.RSSBeforeKB; rise < 28*1024 {
+		t.Errorf("resident peak rose by %d KiB across the heap pass, want >= %d", rise, 28*1024)
+	}
+	if h.BytesPerOp < 32<<20 {
+		t.Errorf("bytes_per_op %.0f, want >= 32 MiB", h.BytesPerOp)
+	}
+}

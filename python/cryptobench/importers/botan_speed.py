@@ -2,7 +2,7 @@
 buffer operations `events` counts bytes, so one operation is one buffer of buf_size bytes."""
 
 from cryptobench.errors import UserError
-from cryptobench.importers import Imported, catalogue_name, check, load_json, number
+from cryptobench.importers.model import Imported, catalogue_name, check, load_json, number
 
 PROVIDER = TOOL = "botan-speed"
 OPERATIONS = {

@@ -2,7 +2,7 @@
 (`times`, seconds). Each command becomes one case of operation `run`, a sample per run."""
 
 from cryptobench.errors import UserError
-from cryptobench.importers import Imported, check, load_json, number
+from cryptobench.importers.model import Imported, check, load_json, number
 
 TOOL = "hyperfine"
 

@@ -10,7 +10,7 @@ import time
 import tracemalloc
 from itertools import repeat
 
-from . import catalogue, variants, vectors
+from . import catalogue, rss, variants, vectors
 from .common import ByteStream, Params
 from .errors import Unsupported
 from .gate import GateReport, run_gate
@@ -227,11 +227,13 @@ class OpenCase:
         """tracemalloc over n operations, one at a time: the Python-heap bytes each operation
         holds at its peak (its result and temporaries), and the peak over the pass. Memory the
         libraries take with malloc (OpenSSL, pycryptodome's C code) is not traced, and the
-        interpreter counts no allocation calls, so allocs/frees per operation are not reported."""
+        interpreter counts no allocation calls, so allocs/frees per operation are not reported.
+        The process's resident peak across the pass (rss.py) sees what the libraries take."""
         run, data = self.run, self.input
         tracemalloc.start()
         base = tracemalloc.get_traced_memory()[0]
         peak_sum = peak_max = 0
+        resident = rss.PeakPass()
         for _ in range(n):
             tracemalloc.reset_peak()
             start = tracemalloc.get_traced_memory()[0]
@@ -240,6 +242,7 @@ class OpenCase:
             peak_sum += peak - start
             peak_max = max(peak_max, peak - base)
             self.sink = None
+        self.heap |= resident.end()
         tracemalloc.stop()
         self.heap["bytes_per_op"] = peak_sum / n
         self.heap["peak_live_bytes"] = peak_max

@@ -4,7 +4,6 @@ messages, and the list and check commands (serve's request dispatch is in serve.
 import json
 import os
 import platform
-import resource
 import socket
 
 import cryptobench_pyrunner as pkg
@@ -13,6 +12,7 @@ from . import catalogue, variants
 from .engine import OpenCase, summarise
 from .errors import SpecError
 from .providers import NAMES, all_providers, provider_by_name
+from .rss import max_rss_kb
 
 CASE_FIELDS = {
     "id",
@@ -145,10 +145,6 @@ def parse_case(raw, where: str = "case") -> dict:
 def emit(out, message: dict) -> None:
     out.write(json.dumps(message, separators=(",", ":")) + "\n")
     out.flush()
-
-
-def max_rss_kb() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def _cpuinfo(key: str) -> str:
