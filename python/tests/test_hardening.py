@@ -302,6 +302,12 @@ def test_import_into_a_read_only_store_is_one_line(tmp_path, db):
     assert "INSERT" not in r.stderr
 
 
+def test_a_line_break_in_an_argument_stays_one_line(capsys, tmp_path):
+    # Found by test_cli_fuzz.py: the message echoed the argument with its line break.
+    assert "\\r" in error_of(capsys, "runs", "\r")
+    assert "a\\nb" in error_of(capsys, "report", "-o", str(tmp_path / "a\nb" / "x.html"))
+
+
 def test_the_cli_as_a_process_prints_one_line(tmp_path):
     r = run_cli("report", "-o", "/dev/null", "--db", str(tmp_path / "none.db"), timeout=60)
     assert r.returncode == 1

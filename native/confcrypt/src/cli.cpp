@@ -763,19 +763,40 @@ int dispatch(const Args& a) {
   throw Failure(Status::kUsage, "unknown command '" + a.command + "' (see confcrypt --help)");
 }
 
+// The message as one line: a line break or other control byte the user typed (a file name, a key,
+// an argument) is shown escaped, so every failure stays one line.
+std::string one_line(const std::string& message) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : message) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
   try {
     return dispatch(parse_args(argc, argv));
   } catch (const Failure& f) {
-    std::cerr << "confcrypt: " << f.what() << "\n";
+    std::cerr << "confcrypt: " << one_line(f.what()) << "\n";
     return int(f.status());
   } catch (const FormatError& e) {
-    std::cerr << "confcrypt: " << e.what() << "\n";
+    std::cerr << "confcrypt: " << one_line(e.what()) << "\n";
     return int(Status::kMalformed);
   } catch (const std::exception& e) {
-    std::cerr << "confcrypt: internal error: " << e.what() << "\n";
+    std::cerr << "confcrypt: internal error: " << one_line(e.what()) << "\n";
     return int(Status::kInternal);
   }
 }

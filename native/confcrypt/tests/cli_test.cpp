@@ -110,6 +110,8 @@ TEST_F(Cli, UsageErrors) {
                  "--encrypt-regex is for init, migrate, set");
   expect_failure(cc({"show", ini_, "--recipient", "zzz", "--unprotected"}), Status::kUsage,
                  "--recipient is for encrypt, init");
+  // A line break in a name the user typed stays one line in the message.
+  expect_failure(cc({"init", "a\rb\nc"}), Status::kUsage, "'a\\rb\\nc'");
   EXPECT_EQ(cctest::read(ini_), kIni);
 }
 

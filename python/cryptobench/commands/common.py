@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from cryptobench.errors import EXIT_USAGE, UserError
+from cryptobench.errors import EXIT_USAGE, UserError, one_line
 from cryptobench.files import check_output
 from cryptobench.store.engine import check_target
 
@@ -30,7 +30,8 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         # One line, like every other user error, instead of argparse's usage block.
-        print(f"cryptobench: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        text = one_line(f"{message} (see `{self.prog} --help`)")
+        print(f"cryptobench: error: {text}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
 
 
