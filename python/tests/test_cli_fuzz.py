@@ -289,7 +289,8 @@ CC_VALUES = st.one_of(
             "--",
         ]
     ),
-    st.text(st.characters(blacklist_characters="\0"), max_size=10),  # argv holds no NUL
+    # A real argv holds no NUL and no lone surrogate (subprocess cannot encode one).
+    st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=10),
 )
 CC_TEXTS = st.one_of(
     st.text(max_size=300),
