@@ -76,7 +76,7 @@ SPECIAL = ["fifo", "dir", "/dev/null", "/dev/zero", "link", "missing/x.json", ""
 
 def make_files(root: Path, contents: list[str]) -> None:
     for name, text in zip(FILE_NAMES, contents, strict=False):
-        (root / name).write_text(text, encoding="utf-8", errors="surrogateescape")
+        (root / name).write_text(text, encoding="utf-8", errors="surrogatepass")
     os.mkfifo(root / "fifo")
     (root / "dir").mkdir()
     (root / "link").symlink_to(root / "in.txt")
@@ -318,7 +318,7 @@ def test_confcrypt_never_crashes_hangs_or_touches_other_files(
 ):
     root = tmp_path_factory.mktemp("cc")
     for name, text in zip(["app.ini", "app.json", "app.env"], contents, strict=True):
-        (root / name).write_text(text, encoding="utf-8", errors="surrogateescape")
+        (root / name).write_text(text, encoding="utf-8", errors="surrogatepass")
     (root / "key").write_bytes(bytes(range(32)))
     (root / "pass").write_text("secret\n")
     os.mkfifo(root / "fifo")
