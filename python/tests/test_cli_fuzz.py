@@ -9,8 +9,8 @@ every `cryptobench` command and for `confcrypt`. The property, for each:
 `make test` runs a bounded number of examples (profile "ci", about a minute);
 `make fuzz-cli` runs the "fuzz" profile with many more (HYPOTHESIS_PROFILE=fuzz).
 
-Commands that would start real measurements (run, calibrate, fidelity, reproduce, the
-scenarios) are generated only with at least one argument that must be refused, so the generator
+Commands that would start real measurements or a server (run, calibrate, fidelity, reproduce,
+the scenarios, serve) are generated only with at least one argument that must be refused, so the generator
 never starts a storage, channel or core run; the commands that only read or write the store and
 files (runs, show, report, export, compare, recommend, import, push) are generated freely."""
 
@@ -132,6 +132,7 @@ GUARDED = {
     "calibrate": ["--db", ""],
     "fidelity": ["--rounds", "0"],
     "reproduce": ["--db", ""],
+    "serve": ["--port", "0"],
     "storage": ["--systems", ""],
     "channel": ["--window", "0"],
     "process": ["--runs", "0"],

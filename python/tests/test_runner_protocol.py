@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 from runner_harness import (
     MATERIAL,
+    REPLY_TIMEOUT_S,
     Served,
     capabilities,
     corrupted_vectors,
@@ -28,6 +29,11 @@ from runner_harness import (
     runner_exe,
     tiny_case,
 )
+
+from cryptobench import gate
+from cryptobench.capabilities import Capabilities
+from cryptobench.commands import check
+from cryptobench.runner import ServeProcess
 
 KEY, IV, DATA = (bytes.fromhex(MATERIAL[k]) for k in ("key", "iv", "input"))
 ARGON_COST = {"cost": {"t": 1, "m": 64, "p": 1}}
@@ -342,15 +348,40 @@ def test_a_tiny_gated_case_measures(r, case):
 
 @pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.kat[3]))
 def test_the_gate_refuses_a_provider_that_fails_a_known_answer(r, provider, tmp_path):
+    """The corrupted vectors reach the gate wherever it runs: the coordinator's for a runner it
+    gates, the runner's own (--vectors) for one that gates itself."""
     family, corrupted_field, algorithm, _ = r.kat
-    listed(r, provider)
+    coordinator = listed(r, provider).get("gate") == "coordinator"
     vectors = corrupted_vectors(tmp_path, family, corrupted_field)
-    with Served(runner_exe(r.exe), "--vectors", str(vectors)) as served:
+    args = () if coordinator else ("--vectors", str(vectors))
+    with Served(runner_exe(r.exe), *args) as served:
         case = tiny_case(provider, algorithm, "hash" if family == "sha2" else "encrypt", 64)
-        opened = served.send({"cmd": "open", "case": case})
+        opened = served.open(case, vectors)
     assert opened["status"] == "failed", opened
     assert "known-answer test" in opened["reason"]
     assert f"failed for {provider}" in opened["reason"]
+
+
+@pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.providers))
+def test_every_offered_algorithm_passes_the_coordinators_gate(r, provider):
+    """What the runners' own `check` did: the gate of every offered algorithm and operation
+    (cryptobench check), for a runner the coordinator gates."""
+    caps = listed(r, provider)
+    if not gate.gated_by_coordinator(caps):
+        pytest.skip(f"{r.exe} gates itself (its own tests run its check)")
+    proc = ServeProcess(runner_exe(r.exe), provider, "default", REPLY_TIMEOUT_S, ["--no-pin"])
+    lines: list[dict] = []
+    try:
+        proc.start()
+        failed = check.check_provider(
+            proc, Capabilities.from_message(caps), gate.Vectors(), lines.append
+        )
+    finally:
+        proc.stop()
+    offered = next(p for p in caps["providers"] if p["name"] == provider)["algorithms"]
+    assert len(lines) == sum(len(a["operations"]) for a in offered)
+    assert failed == 0, [m for m in lines if m["status"] != "ok"]
+    assert all(m["status"] == "ok" for m in lines)
 
 
 @pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.agreement))
@@ -359,13 +390,7 @@ def test_agreement_artifacts_equal_an_independent_implementation(r, provider):
     got = {}
     with Served(runner_exe(r.exe)) as served:
         for algorithm, operation, size in r.agreement[provider]:
-            reply = served.send(
-                {
-                    "cmd": "agreement",
-                    "material": MATERIAL,
-                    "case": tiny_case(provider, algorithm, operation, size),
-                }
-            )
+            reply = served.agreement(tiny_case(provider, algorithm, operation, size), MATERIAL)
             assert reply["status"] == "ok", reply
             assert reply["kat"]["ok"] is True, reply["kat"]
             got[algorithm, operation] = reply["artifacts"]
@@ -388,17 +413,8 @@ def test_cross_check_accepts_a_good_peer_and_blames_a_bad_one(r, provider):
     bad[10] ^= 1
     listed(r, provider)
     with Served(runner_exe(r.exe)) as served:
-        reply = served.send(
-            {
-                "cmd": "cross_check",
-                "material": MATERIAL,
-                "case": tiny_case(provider, algorithm, operation, 4096),
-                "peers": {
-                    "good/default": {name: good.hex()},
-                    "bad/default": {name: bytes(bad).hex()},
-                },
-            }
-        )
+        peers = {"good/default": {name: good.hex()}, "bad/default": {name: bytes(bad).hex()}}
+        reply = served.cross_check(tiny_case(provider, algorithm, operation, 4096), MATERIAL, peers)
     assert reply["type"] == "cross_check"
     assert reply["verdicts"]["good/default"] == {"ok": True, "reason": ""}
     assert reply["verdicts"]["bad/default"]["ok"] is False

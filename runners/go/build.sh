@@ -4,7 +4,6 @@
 # old binary and exits 0, so the Go providers are absent and everything else still works.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 dest=$1
 want=go1.26.8 # the Go this module is built and tested with (go.mod asks for 1.26 or newer)
 target=$dest/cryptobench-runner-go
@@ -48,8 +47,7 @@ fi
 # GOFLAGS=-mod=readonly: go.mod and go.sum pin every module; a build never changes them.
 # Go's build cache (GOCACHE) makes rebuilds cheap, in CI too.
 cd "$here" || absent "no $here"
-if ! out=$(GOFLAGS=-mod=readonly nice "$GO" build -trimpath \
-    -ldflags "-X main.defaultVectorsDir=$root/vectors" -o "$target.tmp" . 2>&1); then
+if ! out=$(GOFLAGS=-mod=readonly nice "$GO" build -trimpath -o "$target.tmp" . 2>&1); then
   rm -f "$target.tmp"
   absent "go build failed (is the Go module proxy reachable?): $(echo "$out" | tail -3 | tr '\n' ' ')"
 fi

@@ -124,6 +124,36 @@ class Store:
             ) from None
         return store
 
+    @classmethod
+    def open_readonly(cls, path: Path | str | None = None) -> "Store":
+        """A results database opened so that nothing can be written through it (`serve`): an
+        SQLite file in SQLite's read-only mode, a PostgreSQL session whose transactions are all
+        READ ONLY. It is not migrated: an older schema is refused with the command that
+        upgrades it."""
+        target = path if path else default_path()
+        if engines.is_url(str(target)):
+            shown: Path | str = engines.redacted(str(target))
+            connect = lambda: engines.connect_url(str(target), _wait_s(), read_only=True)  # noqa: E731
+        else:
+            shown = Path(target)
+            if not shown.is_file():
+                raise UserError(f"no results database at {shown} (run `cryptobench run` first)")
+            connect = lambda: engines.connect_sqlite_readonly(Path(target), _wait_s())  # noqa: E731
+        try:
+            store = cls(connect(), shown)
+            if "runs" not in store._tables():
+                raise UserError(f"database {shown} is not a cryptobench results store")
+            current = engines.at_head(store.conn)
+        except engines.DatabaseError as e:
+            raise UserError(f"database {shown}: {engines.reason(e)}") from None
+        if not current:
+            store.close()
+            raise UserError(
+                f"database {shown} has an older or newer schema than this cryptobench; "
+                f"`cryptobench runs --db {shown}` brings an older one up to date"
+            )
+        return store
+
     def migrate(self) -> None:
         """Brings the database to the newest schema: the legacy SQLite chain up to version 6
         where a file needs it, then Alembic's revisions (both engines)."""
