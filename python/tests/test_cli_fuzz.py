@@ -10,9 +10,10 @@ every `cryptobench` command and for `confcrypt`. The property, for each:
 `make fuzz-cli` runs the "fuzz" profile with many more (HYPOTHESIS_PROFILE=fuzz).
 
 Commands that would start real measurements or a server (run, calibrate, fidelity, reproduce,
-the scenarios, serve) are generated only with at least one argument that must be refused, so the generator
-never starts a storage, channel or core run; the commands that only read or write the store and
-files (runs, show, report, export, compare, recommend, import, push) are generated freely."""
+the scenarios, serve) are generated only with at least one argument that must be refused, so the
+generator never starts a storage, channel or core run; the commands that only read or write the
+store and files (runs, show, report, export, compare, recommend, import, push) are generated
+freely."""
 
 import contextlib
 import io
