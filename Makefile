@@ -30,6 +30,7 @@ help:
 	@echo "make setup   install Debian packages, build the native runner, create .venv"
 	@echo "make demo    setup, then run the default suite (SUITE=quick for seconds) and write report.html"
 	@echo "make test    setup, then native tests, Python tests and lint checks"
+	@echo "make fuzz-cli  the command-line property test with many examples (minutes)"
 
 setup: apt native venv $(SETUP_TARGETS)
 

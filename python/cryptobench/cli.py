@@ -26,9 +26,10 @@ from cryptobench.commands import (
     runs,
     scenario,
 )
-from cryptobench.commands.common import Parser, db_parent
-from cryptobench.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, UserError
+from cryptobench.commands.common import Parser, check_paths, db_parent
+from cryptobench.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, UserError, one_line
 from cryptobench.serve import command as serve
+from cryptobench.store.engine import reason
 
 # In the order --help lists them.
 COMMAND_GROUPS = (
@@ -53,16 +54,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = ["cryptobench", *(sys.argv[1:] if argv is None else argv)]
     try:
+        check_paths(args)
         return args.func(args)
     except UserError as e:
-        print(f"cryptobench: error: {e}", file=sys.stderr)
+        print(f"cryptobench: error: {one_line(e)}", file=sys.stderr)
         return EXIT_USER_ERROR
     except store.DatabaseError as e:
         path = getattr(args, "db", None) or store.default_path()
         if "locked" in str(e):
-            print(f"cryptobench: error: {store.locked_message(path)}", file=sys.stderr)
+            print(f"cryptobench: error: {one_line(store.locked_message(path))}", file=sys.stderr)
         else:
-            print(f"cryptobench: error: database {path}: {e}", file=sys.stderr)
+            # The driver's own first line, never the SQL statement and its parameters.
+            message = one_line(f"database {path}: {reason(e)}")
+            print(f"cryptobench: error: {message}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("cryptobench: interrupted", file=sys.stderr)

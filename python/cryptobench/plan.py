@@ -18,6 +18,7 @@ from typing import Any
 
 from cryptobench.capabilities import KINDS, Algorithm, Capabilities
 from cryptobench.errors import UserError
+from cryptobench.files import read_text
 from cryptobench.units import format_size, parse_size
 
 OPERATIONS = ("encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive")
@@ -44,6 +45,16 @@ DEFAULT_COST: dict[str, dict[str, int]] = {
     "argon2": {"t": 3, "m": 65536, "p": 1},
     "hkdf": {},
 }
+# The largest value of each parameter a suite may ask for, checked when the plan is made: a
+# derivation stays within seconds and 1 GiB of memory on a small machine, instead of a case that
+# never ends or a runner the kernel kills. scrypt's memory, 128 × N × r bytes, is bounded too.
+KDF_COST_MAX: dict[str, dict[str, int]] = {
+    "pbkdf2": {"iterations": 10_000_000},
+    "scrypt": {"N": 1 << 20, "r": 64, "p": 16},
+    "argon2": {"t": 1000, "m": 1 << 20, "p": 16},
+    "hkdf": {},
+}
+MAX_KDF_MEMORY = 1 << 30
 COST_PARAMETERS = tuple(dict.fromkeys(p for params in KDF_COST.values() for p in params))
 
 # Keys of a matrix block (top level or [[matrix]]) with their expected Python types.
@@ -266,12 +277,7 @@ def load_suite(name_or_path: str) -> Suite:
     looks_like_path = name_or_path.endswith(".toml") or "/" in name_or_path
     if looks_like_path:
         path = Path(name_or_path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise UserError(f"suite {name_or_path}: cannot read ({e.strerror})") from None
-        except UnicodeDecodeError:
-            raise UserError(f"suite {name_or_path}: not a UTF-8 text file") from None
+        text = read_text(path, "suite", limit=1 << 20)  # a regular file, a suite is small
         return parse_suite(text, name=path.stem, where=name_or_path)
     if name_or_path not in shipped_suites():
         raise UserError(
@@ -287,6 +293,8 @@ def parse_suite(text: str, name: str, where: str) -> Suite:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{where}: invalid TOML: {e}") from None
+    except RecursionError:
+        raise UserError(f"{where}: invalid TOML: nested too deeply") from None
     _check_keys(doc, _SUITE_KEYS, where)
     top = {k: v for k, v in doc.items() if k in _MATRIX_KEYS}
     tables = doc.get("matrix", [{}])
@@ -411,6 +419,13 @@ def kdf_cost(alg: Algorithm, table: dict[str, int], where: str) -> dict[str, int
     for name, low in KDF_COST[alg.family].items():
         if cost[name] < low:
             raise UserError(f"{where}: cost: {alg.name} needs '{name}' of at least {low}")
+    for name, high in KDF_COST_MAX[alg.family].items():
+        if cost[name] > high:
+            raise UserError(f"{where}: cost: {alg.name} allows '{name}' up to {high}")
+    if alg.family == "scrypt" and 128 * cost["N"] * cost["r"] > MAX_KDF_MEMORY:
+        raise UserError(
+            f"{where}: cost: scrypt needs 128 × N × r bytes; at most {MAX_KDF_MEMORY >> 20} MiB"
+        )
     if alg.family == "scrypt" and cost["N"] & (cost["N"] - 1):
         raise UserError(f"{where}: cost: scrypt needs 'N' to be a power of 2, got {cost['N']}")
     if alg.family == "argon2" and cost["m"] < 8 * cost["p"]:

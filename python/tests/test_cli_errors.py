@@ -70,7 +70,7 @@ def test_unknown_runs(capsys, db):
 
 def test_unwritable_output(capsys, db, tmp_path):
     target = tmp_path / "missing-dir" / "report.html"
-    assert "cannot write" in error_of(capsys, "report", "--db", db, "-o", str(target))
+    assert "does not exist" in error_of(capsys, "report", "--db", db, "-o", str(target))
     assert not target.parent.exists()
     assert "--size 77" in error_of(
         capsys, "report", "--db", db, "--size", "77", "-o", str(tmp_path / "r.html")
@@ -158,14 +158,14 @@ def test_show_names_what_the_run_does_not_have(capsys, db):
     assert "has no algorithm md4" in error_of(capsys, "show", "-a", "md4", "--db", db)
 
 
-def test_a_locked_database_names_the_file(capsys, db, monkeypatch):
+def test_a_locked_database_names_the_file(capsys, db, monkeypatch, tmp_path):
     import sqlite3
 
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
         monkeypatch.setenv("CRYPTOBENCH_DB_WAIT_S", "0.2")
-        message = error_of(capsys, "report", "1", "--db", db, "-o", "/dev/null")
+        message = error_of(capsys, "report", "1", "--db", db, "-o", str(tmp_path / "r.html"))
         assert "is locked" in message and db in message
     finally:
         holder.execute("ROLLBACK")

@@ -68,8 +68,9 @@ const char kUsage[] =
     "  --gpg PROGRAM           gpg to run (CONFCRYPT_GPG; default gpg)\n"
     "  --gpg-timeout SECONDS   stop a gpg that runs longer (CONFCRYPT_GPG_TIMEOUT; default 60)\n"
     "  --no-prompt             never ask on the terminal\n"
-    "  --unprotected           read a file that has no confcrypt header as plain configuration\n"
-    "                          (without it such a file is refused: exit 21)\n"
+    "  --unprotected           read a file that has no confcrypt header as plain configuration,\n"
+    "                          or let set write into it although a key or whole-file mode is\n"
+    "                          given (without it such a file is refused: exit 21 or 15)\n"
     "  --verbose               say which providers and keys were used\n"
     "Exit codes and messages: docs/confcrypt.md\n";
 
@@ -96,6 +97,11 @@ Args parse_args(int argc, char** argv) {
     }
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) throw Failure(Status::kUsage, s + " needs a value");
+      // Only an absent option means its default: an empty value is a mistake, not "unset".
+      if (argv[i + 1][0] == '\0') {
+        throw Failure(Status::kUsage,
+                      s + ": an empty value (leave the option out for the default)");
+      }
       return argv[++i];
     };
     if (s == "--") {
@@ -186,6 +192,9 @@ std::string trim(const std::string& s) {
 }
 
 std::string read_input(const std::string& path, size_t max_bytes = kMaxReadBytes);
+
+// The largest value `set FILE KEY -` reads from standard input.
+constexpr size_t kMaxValueBytes = size_t(16) << 20;
 
 // $CONFCRYPT_CONFIG, else $XDG_CONFIG_HOME/confcrypt/config, else ~/.config/confcrypt/config:
 // lines "name = value" (signer, recipient, sign-with, provider, gpg), '#' comments.
@@ -435,6 +444,41 @@ std::optional<std::string> peek_header(const std::string& path, const Options& o
   }
 }
 
+// Every read-modify-write of a file holds this lock from before the read to after the rename.
+FileLock lock_for_update(const std::string& file) {
+  try {
+    return FileLock(file);
+  } catch (const Error& e) {
+    throw Failure(Status::kIo, e.what());
+  }
+}
+
+// `set` into an existing file that carries no protection, when the user's configuration or key
+// says it should (docs/confcrypt.md, threat model: "Downgrade"): a file whose header, markers and
+// tokens were stripped, or a plaintext file put in place of a signed whole-file message, must not
+// receive a new secret in the clear. --unprotected says the file is meant to be plain.
+void refuse_plain_write(const Args& a, const Setup& s, const Config& c, const std::string& file) {
+  const Options& o = s.opts;
+  const bool wholefile_configured =
+      !o.signers.empty() || !o.wholefile_recipients.empty() || !o.sign_with.empty();
+  if (wholefile_configured && !c.whole_file()) {
+    throw Failure(Status::kUnsigned,
+                  file +
+                      " is not a signed OpenPGP message, but whole-file signing is configured: "
+                      "refusing to write into it in the clear (--unprotected if it is meant to "
+                      "be plain)");
+  }
+  const bool key_given =
+      !o.secrets.key_files.empty() || o.secrets.passphrase.has_value() || !a.regexes.empty();
+  if (key_given && !c.whole_file()) {
+    throw Failure(Status::kUnprotected,
+                  file +
+                      " has no confcrypt header, but a key was given: refusing to write into it "
+                      "in the clear (it may have been stripped; --unprotected if it is meant to "
+                      "be plain, `confcrypt init` protects it)");
+  }
+}
+
 // ---- commands
 // ------------------------------------------------------------------------------------
 
@@ -442,6 +486,7 @@ int cmd_init(const Args& a) {
   need(a, 1, "init FILE --recipient R... [--encrypt-regex RE]...");
   const std::string& file = a.pos[0];
   Setup s = make_options(a, file);
+  FileLock lock = lock_for_update(file);
   if (file_exists(file) && peek_header(file, s.opts)) {
     throw Failure(Status::kUsage, file + " is already a confcrypt file");
   }
@@ -465,18 +510,22 @@ int cmd_set(const Args& a) {
   if (a.pos.size() == 3 && a.pos[2] != "-") {
     value = a.pos[2];
   } else {
-    std::ostringstream in;
-    in << std::cin.rdbuf();
-    value = strip_newline(in.str());
+    try {
+      value = strip_newline(read_stdin(kMaxValueBytes));
+    } catch (const Error& e) {
+      throw Failure(Status::kIo, e.what());
+    }
   }
   Setup s = make_options(a, file);
-  Config c = file_exists(file)
-                 ? Config::open_file(file, s.opts)
-                 : Config::create(s.opts, a.compat ? Scheme::kCompat : Scheme::kPlain);
+  FileLock lock = lock_for_update(file);
+  const bool existed = file_exists(file);
+  Config c = existed ? Config::open_file(file, s.opts)
+                     : Config::create(s.opts, a.compat ? Scheme::kCompat : Scheme::kPlain);
   if (a.encrypt && c.scheme() == Scheme::kPlain) {
     throw Failure(Status::kUsage,
                   file + " is not a confcrypt file: run 'confcrypt init " + file + "' first");
   }
+  if (existed && c.scheme() == Scheme::kPlain && !a.unprotected) refuse_plain_write(a, s, c, file);
   for (const auto& re : a.regexes) c.add_regex(re);
   std::optional<bool> encrypt;
   if (a.encrypt) encrypt = true;
@@ -506,6 +555,7 @@ int cmd_get(const Args& a) {
 int cmd_unset(const Args& a) {
   need(a, 2, "unset FILE KEY");
   Setup s = make_options(a, a.pos[0]);
+  FileLock lock = lock_for_update(a.pos[0]);
   Config c = Config::open_file(a.pos[0], s.opts);
   if (!c.remove(a.pos[1])) {
     throw Failure(Status::kNoSuchKey, "no key '" + a.pos[1] + "' in " + a.pos[0]);
@@ -527,6 +577,7 @@ int cmd_encrypt(const Args& a) {
   need(a, 1, "encrypt FILE --recipient FPR... [--sign-with FPR]");
   const std::string& file = a.pos[0];
   Setup s = make_options(a, file);
+  FileLock lock = lock_for_update(file);
   std::string bytes = read_input(file);
   if (is_openpgp(bytes)) throw Failure(Status::kUsage, file + " is already encrypted as a whole");
   Gpg gpg(s.opts.gpg);
@@ -539,6 +590,7 @@ int cmd_decrypt(const Args& a) {
   need(a, 1, "decrypt FILE --signer FPR");
   const std::string& file = a.pos[0];
   Setup s = make_options(a, file);
+  FileLock lock = lock_for_update(file);
   std::string bytes = read_input(file);
   if (!is_openpgp(bytes)) {
     throw Failure(Status::kUsage, file + " is not encrypted as a whole (no OpenPGP message)");
@@ -553,6 +605,7 @@ int cmd_decrypt(const Args& a) {
 int cmd_rotate(const Args& a) {
   need(a, 1, "rotate FILE [--aead NAME]");
   Setup s = make_options(a, a.pos[0]);
+  FileLock lock = lock_for_update(a.pos[0]);
   Config c = Config::open_file(a.pos[0], s.opts);
   c.rotate(a.aead);
   c.save_file(a.pos[0]);
@@ -584,6 +637,7 @@ int cmd_recipients(const Args& a) {
   const std::string& file = a.pos[1];
   Setup s = make_options(a, file);
   RecipientSpec spec = parse_recipient_spec(a.pos[2]);
+  FileLock lock = lock_for_update(file);
   Config c = Config::open_file(file, s.opts);
   if (sub == "add") {
     c.add_recipient(spec);
@@ -645,6 +699,7 @@ int cmd_migrate(const Args& a) {
   const std::string& file = a.pos[0];
   Setup s = make_options(a, file);
   s.opts.compat = true;
+  FileLock lock = lock_for_update(file);
   if (peek_header(file, s.opts))
     throw Failure(Status::kUsage, file + " is already a confcrypt file");
   Config c = Config::open_file(file, s.opts);
@@ -661,6 +716,29 @@ int cmd_providers() {
   return 0;
 }
 
+// Options that mean something to some commands only are refused elsewhere, rather than ignored
+// (`show --prefix X`, `get --encrypt`): a user who gives one expects it to act.
+void check_options_apply(const Args& a) {
+  auto only = [&](bool given, const char* option, std::set<std::string> commands) {
+    if (given && !commands.count(a.command)) {
+      std::string list;
+      for (const auto& c : commands) list += (list.empty() ? "" : ", ") + c;
+      throw Failure(Status::kUsage,
+                    std::string(option) + " is for " + list + ", not '" + a.command + "'");
+    }
+  };
+  only(a.prefix.has_value(), "--prefix", {"exec"});
+  only(!a.regexes.empty(), "--encrypt-regex", {"init", "migrate", "set"});
+  only(a.encrypt, "--encrypt", {"set"});
+  only(a.plain, "--plain", {"set"});
+  only(a.no_rotate, "--no-rotate", {"recipients"});
+  // Recipients are for writing: new per-value files, and whole-file messages sealed again.
+  only(!a.recipients.empty(), "--recipient",
+       {"init", "migrate", "encrypt", "set", "unset", "rotate", "recipients"});
+  only(a.master_password_file.has_value() || a.master_password_gpg.has_value(),
+       "--master-password-file/--master-password-gpg", {"get", "show", "set", "exec", "migrate"});
+}
+
 int dispatch(const Args& a) {
   if (a.help || a.command.empty() || a.command == "help") {
     std::cout << kUsage;
@@ -669,6 +747,7 @@ int dispatch(const Args& a) {
   if (a.dashdash && a.command != "exec") {
     throw Failure(Status::kUsage, "'--' is only for 'confcrypt exec FILE -- CMD'");
   }
+  check_options_apply(a);
   if (a.command == "init") return cmd_init(a);
   if (a.command == "set") return cmd_set(a);
   if (a.command == "get") return cmd_get(a);
@@ -684,19 +763,40 @@ int dispatch(const Args& a) {
   throw Failure(Status::kUsage, "unknown command '" + a.command + "' (see confcrypt --help)");
 }
 
+// The message as one line: a line break or other control byte the user typed (a file name, a key,
+// an argument) is shown escaped, so every failure stays one line.
+std::string one_line(const std::string& message) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : message) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
   try {
     return dispatch(parse_args(argc, argv));
   } catch (const Failure& f) {
-    std::cerr << "confcrypt: " << f.what() << "\n";
+    std::cerr << "confcrypt: " << one_line(f.what()) << "\n";
     return int(f.status());
   } catch (const FormatError& e) {
-    std::cerr << "confcrypt: " << e.what() << "\n";
+    std::cerr << "confcrypt: " << one_line(e.what()) << "\n";
     return int(Status::kMalformed);
   } catch (const std::exception& e) {
-    std::cerr << "confcrypt: internal error: " << e.what() << "\n";
+    std::cerr << "confcrypt: internal error: " << one_line(e.what()) << "\n";
     return int(Status::kInternal);
   }
 }

@@ -255,15 +255,22 @@ std::string LineDocument::emit() const {
          join_lines(std::move(out), no_final_newline_, eol_);
 }
 
-MarkerLines::Kind MarkerLines::take(const std::string& trimmed, bool is_key, size_t line,
-                                    size_t entry_index, const std::string& source) {
+MarkerLines::Kind MarkerLines::take(const std::string& raw, const std::string& trimmed, bool is_key,
+                                    size_t line, size_t entry_index, const std::string& source) {
   const bool is_meta = starts_with_tag(trimmed, kMetaTag);
   if (!pending_.empty() && !is_meta && !is_key)
     throw FormatError(source, pending_line_, "#@META line is not directly followed by a key");
   if (trimmed.empty()) return kOther;
   if (starts_with_tag(trimmed, kHeaderTag)) {
     if (header_) throw FormatError(source, line, "second #@CONFCRYPT line");
-    header_ = trim(trimmed.substr(sizeof(kHeaderTag) - 1));
+    if (line != 1) throw FormatError(source, line, "the #@CONFCRYPT line must be the first line");
+    const std::string text = trimmed.substr(sizeof(kHeaderTag) - 1);
+    if (raw != trimmed || text.size() < 2 || text[0] != ' ' || text[1] == ' ') {
+      throw FormatError(source, line,
+                        "the #@CONFCRYPT line must be exactly '#@CONFCRYPT <text>' (no other "
+                        "blanks)");
+    }
+    header_ = text.substr(1);
     return kHeader;
   }
   if (!is_meta) return kOther;

@@ -116,7 +116,7 @@ void DotenvDocument::parse(const std::string& input, const std::string& source) 
     std::string tt = detail::trim(pl.text);
     bool is_key = !tt.empty() && tt[0] != '#';
     const detail::MarkerLines::Kind marker =
-        markers.take(tt, is_key, pl.number, entries_.size(), source);
+        markers.take(pl.text, tt, is_key, pl.number, entries_.size(), source);
     if (marker == detail::MarkerLines::kHeader) {
       e.kind = Entry::kHeader;
     } else if (marker == detail::MarkerLines::kMeta) {

@@ -121,7 +121,7 @@ void IniDocument::parse(const std::string& input, const std::string& source) {
     std::string tt = detail::trim(t);
     bool is_key = !tt.empty() && !is_comment(tt) && tt[0] != '[';
     const detail::MarkerLines::Kind marker =
-        markers.take(tt, is_key, pl.number, entries_.size(), source);
+        markers.take(t, tt, is_key, pl.number, entries_.size(), source);
     if (marker == detail::MarkerLines::kHeader) {
       e.kind = Entry::kHeader;
     } else if (marker == detail::MarkerLines::kMeta) {

@@ -104,11 +104,12 @@ class LineDocument : public Document {
 class MarkerLines {
  public:
   enum Kind { kHeader, kMeta, kOther };
-  // Classifies one trimmed line (`is_key`: the format reads it as a key line) and keeps what a
-  // marker line says. Throws FormatError for #@META lines not followed by a key, a second header
-  // line, or a metadata name given twice.
-  Kind take(const std::string& trimmed, bool is_key, size_t line, size_t entry_index,
-            const std::string& source);
+  // Classifies one line (`raw`, and `trimmed` without its blanks; `is_key`: the format reads it
+  // as a key line) and keeps what a marker line says. Throws FormatError for #@META lines not
+  // followed by a key, a header that is not the first line or not exactly "#@CONFCRYPT <text>"
+  // (docs/confcrypt.md, "The header"), a second header line, or a metadata name given twice.
+  Kind take(const std::string& raw, const std::string& trimmed, bool is_key, size_t line,
+            size_t entry_index, const std::string& source);
   // For a key line: the metadata above it (moved out), and the index of the entry where its
   // #@META lines begin (`entry_index`, the key's own, when it has none).
   std::map<std::string, std::string> take_meta();

@@ -1,6 +1,7 @@
 #include "confcrypt/io.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -68,27 +69,103 @@ std::string random_suffix() {
   return s;
 }
 
-}  // namespace
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO or pipe";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
 
-std::string read_file(const std::string& path, size_t max_bytes) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) throw Error(sys_error("cannot open", path, errno));
+// Reads fd to its end, refusing more than max_bytes.
+std::string read_all(int fd, const std::string& name, size_t max_bytes) {
   std::string out;
   char buf[65536];
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw Error(sys_error("cannot read", path, errno));
+      throw Error(sys_error("cannot read", name, errno));
     }
     if (n == 0) break;
     out.append(buf, size_t(n));
     if (out.size() > max_bytes) {
-      throw Error(path + " is larger than " + std::to_string(max_bytes) +
+      throw Error(name + " is larger than " + std::to_string(max_bytes) +
                   " bytes: refusing to read it");
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path, size_t max_bytes) {
+  // Non-blocking open: a FIFO without a writer must not hang us before it is refused.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) throw Error(sys_error("cannot open", path, errno));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw Error(sys_error("cannot stat", path, errno));
+  if (!S_ISREG(st.st_mode)) {
+    throw Error("cannot read " + path + ": " + kind_of(st.st_mode) + ", not a regular file");
+  }
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    throw Error(sys_error("cannot read", path, errno));
+  }
+  return read_all(fd.get(), path, max_bytes);
+}
+
+std::string read_stdin(size_t max_bytes) { return read_all(0, "standard input", max_bytes); }
+
+FileLock::FileLock(const std::string& path, double wait_seconds) {
+  // The lock is on the file's inode, so a writer that renamed a new file into place leaves the
+  // waiters holding the old one: each checks after locking that the path still names what it
+  // locked, else tries again. A file not there yet is locked through its directory.
+  const double deadline = wait_seconds;
+  double waited = 0;
+  for (;;) {
+    std::string target = path;
+    bool is_dir = false;
+    int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (raw < 0 && errno == ENOENT) {
+      target = dir_of(path);
+      is_dir = true;
+      raw = ::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+    }
+    if (raw < 0) throw Error(sys_error("cannot open", target, errno));
+    Fd fd(raw);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) throw Error(sys_error("cannot stat", target, errno));
+    if (!is_dir && !S_ISREG(st.st_mode)) {
+      throw Error("cannot lock " + path + ": " + kind_of(st.st_mode) + ", not a regular file");
+    }
+    while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) {
+        throw Error(sys_error("cannot lock", target, errno));
+      }
+      if (waited >= deadline) {
+        throw Error(path + " is being changed by another confcrypt for more than " +
+                    std::to_string(int(deadline)) + " s: try again later");
+      }
+      ::usleep(5000);
+      waited += 0.005;
+    }
+    // Still the same file (or, for a directory lock, still no file)?
+    struct stat now {};
+    bool same = is_dir ? ::stat(path.c_str(), &now) != 0 && errno == ENOENT
+                       : ::stat(path.c_str(), &now) == 0 && now.st_dev == st.st_dev &&
+                             now.st_ino == st.st_ino;
+    if (same) {
+      // The lock lasts while a descriptor of the open file is open: keep a duplicate.
+      fd_ = ::dup(fd.get());
+      if (fd_ < 0) throw Error(sys_error("cannot lock", target, errno));
+      return;
+    }
+  }
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 void write_file_atomic(const std::string& path, const std::string& bytes, mode_t mode) {

@@ -1,6 +1,9 @@
 // The `confcrypt` command as a user runs it: the built binary, real gpg in a throwaway
 // GNUPGHOME, exit codes and one-line messages for every failure, atomic writes.
+#include <sys/stat.h>
+
 #include <set>
+#include <thread>
 
 #include "confcrypt/compat.hpp"
 #include "confcrypt/errors.hpp"
@@ -49,7 +52,7 @@ class Cli : public ::testing::Test {
 
   // Runs confcrypt with `env` (NAME=value) and never a terminal prompt or a user config file.
   Outcome cc(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
-             const std::string& input = "") const {
+             const std::string& input = "", double timeout_seconds = 0) const {
     std::vector<std::string> argv = {"env",
                                      "-u",
                                      "CONFCRYPT_PASSPHRASE",
@@ -60,7 +63,7 @@ class Cli : public ::testing::Test {
     argv.push_back(CONFCRYPT_EXE);
     argv.push_back("--no-prompt");
     argv.insert(argv.end(), args.begin(), args.end());
-    ProcessResult r = run_process(argv, input, false);
+    ProcessResult r = run_process(argv, input, false, timeout_seconds);
     return {r.exit_code, r.out, r.err};
   }
   // Fails unless the run ended with `status` and exactly one line "confcrypt: ..." containing
@@ -95,6 +98,20 @@ TEST_F(Cli, UsageErrors) {
   expect_failure(cc({"init", ini_}), Status::kUsage, "at least one recipient");
   expect_failure(cc({"set", ini_, "db/new", "x", "--encrypt"}), Status::kUsage,
                  "not a confcrypt file");
+  // Only an absent option means the default: an empty value is refused, not "unset".
+  expect_failure(cc({"get", ini_, "db/host", "--gpg-timeout", ""}), Status::kUsage,
+                 "--gpg-timeout: an empty value");
+  expect_failure(cc({"show", ini_, "--format", "", "--unprotected"}), Status::kUsage,
+                 "--format: an empty value");
+  // An option that means nothing to the command is refused, not ignored.
+  expect_failure(cc({"show", ini_, "--prefix", "APP_", "--unprotected"}), Status::kUsage,
+                 "--prefix is for exec, not 'show'");
+  expect_failure(cc({"get", ini_, "db/host", "--encrypt-regex", "("}), Status::kUsage,
+                 "--encrypt-regex is for init, migrate, set");
+  expect_failure(cc({"show", ini_, "--recipient", "zzz", "--unprotected"}), Status::kUsage,
+                 "--recipient is for encrypt, init");
+  // A line break in a name the user typed stays one line in the message.
+  expect_failure(cc({"init", "a\rb\nc"}), Status::kUsage, "'a\\rb\\nc'");
   EXPECT_EQ(cctest::read(ini_), kIni);
 }
 
@@ -402,14 +419,133 @@ TEST_F(Cli, AStrippedOrDamagedHeaderIsNeverReadAsPlain) {
 // /dev/zero given by mistake must not grow memory without limit: every read has a bound.
 TEST_F(Cli, ReadsAreBounded) {
   init_with_key();
+  // A device is not even opened for reading: refused as not a regular file.
   expect_failure(cc({"get", ini_, "db/password", "--key-file", "/dev/zero"}), Status::kIo,
-                 "larger than 33 bytes");
+                 "a device, not a regular file");
   expect_failure(cc({"get", ini_, "db/password", "--passphrase-file", "/dev/zero"}), Status::kIo,
-                 "larger than 4096 bytes");
+                 "a device, not a regular file");
   Outcome conf =
       cc({"get", ini_, "db/password", "--key-file", key_}, {"CONFCRYPT_CONFIG=/dev/zero"});
-  expect_failure(conf, Status::kIo, "larger than");
-  expect_failure(cc({"show", "/dev/zero", "--format", "ini"}), Status::kIo, "larger than");
+  expect_failure(conf, Status::kIo, "not a regular file");
+  expect_failure(cc({"show", "/dev/zero", "--format", "ini"}), Status::kIo, "not a regular file");
+  // A regular file too large is refused by its bound.
+  const std::string big_key = dir_ + "/big.key";
+  cctest::write(big_key, std::string(100, 'k'));
+  expect_failure(cc({"get", ini_, "db/password", "--key-file", big_key}), Status::kIo,
+                 "larger than 33 bytes");
+  // Standard input for `set FILE KEY -` has its bound too (it read 1 GB, then bad_alloc).
+  const std::string before = cctest::read(ini_);
+  expect_failure(cc({"set", ini_, "db/big", "-", "--key-file", key_}, {},
+                    std::string((16u << 20) + 2, 'v'), 60),
+                 Status::kIo, "standard input is larger than 16777216 bytes");
+  EXPECT_EQ(cctest::read(ini_), before);
+}
+
+// A FIFO without a writer where a file is expected: refused at once, never waited on.
+TEST_F(Cli, AFifoWhereAFileIsExpectedIsRefusedAtOnce) {
+  init_with_key();
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const double limit = 20;  // a hang is forever; the refusal takes milliseconds
+  expect_failure(cc({"get", ini_, "db/password", "--key-file", fifo}, {}, "", limit), Status::kIo,
+                 "a FIFO or pipe, not a regular file");
+  expect_failure(cc({"get", ini_, "db/password", "--passphrase-file", fifo}, {}, "", limit),
+                 Status::kIo, "a FIFO or pipe");
+  expect_failure(
+      cc({"get", ini_, "db/password", "--key-file", key_}, {"CONFCRYPT_CONFIG=" + fifo}, "", limit),
+      Status::kIo, "a FIFO or pipe");
+  expect_failure(cc({"show", fifo, "--format", "ini"}, {}, "", limit), Status::kIo,
+                 "a FIFO or pipe");
+  expect_failure(cc({"set", fifo, "a", "b", "--format", "ini"}, {}, "", limit), Status::kIo,
+                 "a FIFO or pipe");
+  expect_failure(cc({"show", ini_, "--compat", "--master-password-file", fifo}, {}, "", limit),
+                 Status::kIo, "a FIFO or pipe");
+  expect_failure(cc({"show", dir_, "--format", "ini"}, {}, "", limit), Status::kIo, "a directory");
+}
+
+// A file an attacker stripped (header, markers and tokens gone) must not receive a new secret in
+// the clear when the key says the file is protected; nor a plaintext file put in place of a
+// signed whole-file message when whole-file mode is configured. --unprotected says it is plain.
+TEST_F(Cli, SetRefusesToWriteASecretInTheClearIntoAStrippedFile) {
+  init_with_key();
+  cctest::write(ini_, "[db]\nhost = db.example.org\npassword = attacker\n");
+  const std::string stripped = cctest::read(ini_);
+  expect_failure(cc({"set", ini_, "db/password", "-", "--key-file", key_}, {}, "new-secret\n"),
+                 Status::kUnprotected, "refusing to write into it in the clear");
+  const std::string pass_file = dir_ + "/pass";
+  cctest::write(pass_file, "pw\n");
+  expect_failure(cc({"set", ini_, "db/password", "x", "--passphrase-file", pass_file}),
+                 Status::kUnprotected, "no confcrypt header");
+  expect_failure(cc({"set", ini_, "db/password", "x"}, {"CONFCRYPT_PASSPHRASE=pw"}),
+                 Status::kUnprotected, "no confcrypt header");
+  // Whole-file configuration: signer, recipient or signing key, from options or environment.
+  expect_failure(cc({"set", ini_, "db/password", "x", "--signer", alice_}), Status::kUnsigned,
+                 "not a signed OpenPGP message");
+  expect_failure(
+      cc({"set", ini_, "db/password", "x", "--recipient", alice_, "--sign-with", alice_}),
+      Status::kUnsigned, "whole-file signing is configured");
+  expect_failure(cc({"set", ini_, "db/password", "x"}, {"CONFCRYPT_SIGNERS=" + alice_}),
+                 Status::kUnsigned, "refusing to write into it in the clear");
+  EXPECT_EQ(cctest::read(ini_), stripped);
+  EXPECT_EQ(cctest::list_dir(dir_), (std::vector<std::string>{"app.ini", "app.key", "pass"}));
+
+  // Said plainly, it is written; without a key or whole-file mode a plain file stays editable.
+  ASSERT_EQ(cc({"set", ini_, "db/password", "x", "--key-file", key_, "--unprotected"}).code, 0);
+  ASSERT_EQ(cc({"set", ini_, "db/user", "app"}).code, 0);
+  EXPECT_EQ(cc({"get", ini_, "db/user", "--unprotected"}).out, "app\n");
+  // A new file is created plain, as before.
+  EXPECT_EQ(cc({"set", dir_ + "/new.ini", "a/b", "c", "--key-file", key_}).code, 0);
+}
+
+// The header is the first line and exactly "#@CONFCRYPT <text>", as docs/confcrypt.md says: it
+// was accepted on any line and with blanks around it.
+TEST_F(Cli, TheHeaderIsTheFirstLineExactly) {
+  init_with_key();
+  const std::string good = cctest::read(ini_);
+  const size_t nl = good.find('\n');
+  const std::string header = good.substr(0, nl + 1), rest = good.substr(nl + 1);
+  cctest::write(ini_,
+                rest.substr(0, rest.find('\n') + 1) + header + rest.substr(rest.find('\n') + 1));
+  expect_failure(get("db/password"), Status::kMalformed, "must be the first line");
+  cctest::write(ini_, good.substr(0, nl) + " " + good.substr(nl));
+  expect_failure(get("db/password"), Status::kMalformed, "exactly '#@CONFCRYPT <text>'");
+  cctest::write(ini_, " " + good);
+  expect_failure(get("db/password"), Status::kMalformed, "exactly '#@CONFCRYPT <text>'");
+  cctest::write(ini_, cctest::replace(good, "#@CONFCRYPT ", "#@CONFCRYPT  "));
+  expect_failure(get("db/password"), Status::kMalformed, "exactly '#@CONFCRYPT <text>'");
+  cctest::write(ini_, good);
+  EXPECT_EQ(get("db/password").out, "hunter2\n");
+}
+
+// Two processes x 200 sets of distinct keys on one file: every update is kept (it lost 158 and
+// 202 of 400 before the lock), every set exits 0.
+TEST_F(Cli, ConcurrentSetsOnOneFileLoseNothing) {
+  init_with_key();
+  const int per_writer = 200;
+  std::vector<int> failures(2, 0);
+  auto writer = [&](int w) {
+    for (int i = 0; i < per_writer; ++i) {
+      Outcome r = cc({"set", ini_, "w" + std::to_string(w) + "/k" + std::to_string(i),
+                      "v" + std::to_string(w) + "_" + std::to_string(i), "--key-file", key_});
+      if (r.code != 0) ++failures[w];
+    }
+  };
+  std::thread a(writer, 0), b(writer, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(failures, (std::vector<int>{0, 0}));
+  Outcome show = cc({"show", ini_, "--key-file", key_});
+  ASSERT_EQ(show.code, 0) << show.err;
+  int found = 0;
+  for (int w = 0; w < 2; ++w) {
+    for (int i = 0; i < per_writer; ++i) {
+      const std::string line =
+          "k" + std::to_string(i) + " = v" + std::to_string(w) + "_" + std::to_string(i) + "\n";
+      if (show.out.find(line) != std::string::npos) ++found;
+    }
+  }
+  EXPECT_EQ(found, 2 * per_writer);
+  EXPECT_EQ(cctest::list_dir(dir_), (std::vector<std::string>{"app.ini", "app.key"}));
 }
 
 // An edited header cannot make a passphrase read run scrypt at 16 GiB: the costs are refused when

@@ -102,8 +102,8 @@ size_t format_error_line(const std::string& format, const std::string& text) {
 // INI
 
 const char kIni[] =
-    "; application settings\n"
     "#@CONFCRYPT v1 opaque-header-text\n"
+    "; application settings\n"
     "top   =  level value  \n"
     "\n"
     "# the database\n"
@@ -198,8 +198,8 @@ TEST(Ini, AddAndRemoveKeys) {
   EXPECT_TRUE(ks.remove("server/url"));
   std::string out = save(dir, "a.ini", *doc);
   EXPECT_EQ(out,
-            "; application settings\n"
             "#@CONFCRYPT v1 opaque-header-text\n"
+            "; application settings\n"
             "top   =  level value  \n"
             "global2 = g\n"
             "\n"
@@ -271,7 +271,7 @@ TEST(Ini, Header) {
   auto doc = load(dir, "a.ini", kIni);
   doc->set_header(std::string("v1 changed"));
   std::string out = doc->emit();
-  EXPECT_EQ(changed_lines(kIni, out), std::vector<size_t>{2});
+  EXPECT_EQ(changed_lines(kIni, out), std::vector<size_t>{1});
   doc->set_header(std::nullopt);
   EXPECT_EQ(doc->emit().find("#@CONFCRYPT"), std::string::npos);
 
@@ -281,6 +281,10 @@ TEST(Ini, Header) {
   out = save(dir, "b.ini", *doc);
   EXPECT_EQ(out, "\xEF\xBB\xBF#@CONFCRYPT new\n[s]\na = 1\n");
   EXPECT_EQ(load(dir, "b.ini", out)->header().value(), "new");
+  // The header is the first line, exactly "#@CONFCRYPT <text>" (docs/confcrypt.md).
+  EXPECT_THROW(load(dir, "c.ini", "[s]\n#@CONFCRYPT x\na = 1\n"), FormatError);
+  EXPECT_THROW(load(dir, "c.ini", "#@CONFCRYPT x \n[s]\n"), FormatError);
+  EXPECT_THROW(load(dir, "c.ini", " #@CONFCRYPT x\n[s]\n"), FormatError);
   EXPECT_THROW(doc->set_header(std::string("two\nlines")), Error);
 }
 
@@ -561,8 +565,8 @@ TEST(Json, MalformedGivesLineNumbers) {
 // dotenv
 
 const char kEnv[] =
-    "# service credentials\n"
     "#@CONFCRYPT v1 env-header\n"
+    "# service credentials\n"
     "export DB_HOST=db.example.org\n"
     "DB_PORT = 5432   # inline comment\n"
     "#@META crypto/encrypt = 1\n"
@@ -646,8 +650,8 @@ TEST(Dotenv, AddRemoveMeta) {
   doc->keys().set("API_TOKEN", "t0k").meta["crypto/encrypt"] = "1";
   doc->keys().find("HASH")->meta["crypto/encrypt"] = "1";
   EXPECT_EQ(doc->emit(),
-            "# service credentials\n"
             "#@CONFCRYPT v1 env-header\n"
+            "# service credentials\n"
             "export DB_HOST=db.example.org\n"
             "DB_PORT = 5432   # inline comment\n"
             "GREETING=\"line one\\nline \\\"two\\\"\"  # escaped\n"

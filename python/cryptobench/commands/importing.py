@@ -1,11 +1,14 @@
 """`cryptobench import FILE --format openssl-speed|botan-speed|hyperfine`: another tool's
-figures as a run of their own, marked imported and not gated, to show and compare beside ours."""
+figures as a run of their own, marked imported and not gated, to show and compare beside ours.
+Every figure is checked before anything is stored, and the run is stored in one transaction:
+a file that fails leaves no run behind."""
 
 import argparse
 from pathlib import Path
 
 from cryptobench import __version__, importers, plan, runner, store
 from cryptobench.errors import UserError
+from cryptobench.files import read_text
 from cryptobench.runner import Outcome
 
 
@@ -21,51 +24,54 @@ def register(sub, db: argparse.ArgumentParser) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     try:
-        text = args.file.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise UserError(f"cannot read {args.file}: {e.strerror}") from None
+        args.note.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UserError("--note: not valid UTF-8 text") from None
+    text = read_text(args.file, "import file")
     entries = importers.parsers()[args.format](text)
-    cases, seen = [], set()
-    for e in entries:
-        spec = plan.CaseSpec(
-            e.provider, "default", e.operation, e.algorithm, e.size, samples=len(e.ns_per_op)
+    cases = [
+        (
+            plan.CaseSpec(
+                e.provider, "default", e.operation, e.algorithm, e.size, samples=len(e.ns_per_op)
+            ),
+            e,
         )
-        if spec.key() not in seen:
-            seen.add(spec.key())
-            cases.append((spec, e))
+        for e in entries
+    ]
     try:
         machine = runner.list_capabilities(runner.find_runner()).machine
     except UserError:
         machine = {}
     db = store.Store.open(args.db)
-    run_id = db.create_run(
-        suite=f"imported:{args.format}",
-        settings={"imported_from": str(args.file)},
-        argv=args.argv,
-        versions={
-            "cryptobench": __version__,
-            "runner": args.format,
-            "runner_version": "",
-            "runner_path": str(args.file),
-        },
-        machine=machine,
-        libraries=[],
-        cases=[spec for spec, _ in cases],
-        note=args.note or f"imported from {args.file.name}",
-    )
-    by_key = {spec.key(): e for spec, e in cases}
-    for case_id, spec in db.pending_cases(run_id):
-        e = by_key[spec.key()]
-        db.complete_case(
-            Outcome(
-                case_id,
-                spec,
-                "ok",
-                gate={"imported": f"{args.format}: {e.source}; not gated by cryptobench"},
-                iterations=1,
-                samples=[(1, round(ns), 0) for ns in e.ns_per_op],
-            )
+    with db.transaction():
+        run_id = db.create_run(
+            suite=f"imported:{args.format}",
+            settings={"imported_from": str(args.file)},
+            argv=args.argv,
+            versions={
+                "cryptobench": __version__,
+                "runner": args.format,
+                "runner_version": "",
+                "runner_path": str(args.file),
+            },
+            machine=machine,
+            libraries=[],
+            cases=[spec for spec, _ in cases],
+            note=args.note or f"imported from {args.file.name}",
         )
-    db.set_status(run_id, "complete")
+        by_key = {spec.key(): e for spec, e in cases}
+        for case_id, spec in db.pending_cases(run_id):
+            e = by_key[spec.key()]
+            db.complete_case(
+                Outcome(
+                    case_id,
+                    spec,
+                    "ok",
+                    gate={"imported": f"{args.format}: {e.source}; not gated by cryptobench"},
+                    iterations=1,
+                    samples=[(1, max(1, round(ns)), 0) for ns in e.ns_per_op],
+                )
+            )
+        db.set_status(run_id, "complete")
     print(f"stored {len(cases)} imported cases as run {run_id} in {db.path}")
     return 0

@@ -3,7 +3,7 @@ at each; `+F2:i:BITS:sign_s:verify_s` (RSA), `+F4` (ECDSA) and `+F6` (EdDSA) sec
 operation."""
 
 from cryptobench.errors import UserError
-from cryptobench.importers.model import Imported, catalogue_name
+from cryptobench.importers.model import Imported, catalogue_name, check
 
 PROVIDER = "openssl-speed"
 
@@ -19,8 +19,10 @@ def parse(text: str) -> list[Imported]:
                 sizes = [int(s) for s in fields[1:] if s]
             elif tag == "+F":
                 name, values = fields[2], [float(v) for v in fields[3:] if v]
-                for size, bps in zip(sizes, values, strict=False):
-                    if bps > 0:
+                if not sizes or len(values) != len(sizes):
+                    raise ValueError("a +F line needs one figure per size of its +H line")
+                for size, bps in zip(sizes, values, strict=True):
+                    if bps != 0:  # 0: not measured; anything else is checked
                         op = "hash" if name.lower().startswith(("sha", "md5")) else "encrypt"
                         out.append(
                             Imported(
@@ -37,8 +39,9 @@ def parse(text: str) -> list[Imported]:
                 name, sign_s, verify_s = fields[3].lower(), float(fields[4]), float(fields[5])
                 out.append(Imported(PROVIDER, "sign", name, 0, [sign_s * 1e9], fields[3]))
                 out.append(Imported(PROVIDER, "verify", name, 0, [verify_s * 1e9], fields[3]))
-        except (IndexError, ValueError):
-            raise UserError(f"openssl speed -mr: cannot read the line {line.strip()!r}") from None
+        except (IndexError, ValueError, OverflowError, ZeroDivisionError):
+            shown = line.strip()[:80]
+            raise UserError(f"openssl speed -mr: cannot read the line {shown!r}") from None
     if not out:
         raise UserError("no `openssl speed -mr` results in the file (+H/+F lines)")
-    return out
+    return check(out, PROVIDER)

@@ -21,8 +21,10 @@ def by_level(r: RunResults, size: int | None) -> str:
     measured_ops: dict[str, set[str]] = {}
     for c in r.ok_cases():
         measured_ops.setdefault(c.algorithm_label, set()).add(c.operation)
+    # An operation outside _PREFERRED (an imported whole command, `run`) has no level row.
     shown = {
-        label: next(op for op in _PREFERRED if op in ops) for label, ops in measured_ops.items()
+        label: next((op for op in _PREFERRED if op in ops), None)
+        for label, ops in measured_ops.items()
     }
     best: dict[tuple[str, str], CaseResult] = {}
     for c in r.ok_cases():

@@ -93,7 +93,8 @@ class Store:
     @classmethod
     def open(cls, path: Path | str | None = None, create: bool = True) -> "Store":
         """A results database: a file path (SQLite) or a postgresql:// URL."""
-        target = path if path else default_path()
+        target = path if path is not None else default_path()
+        engines.check_target(str(target))
         if engines.is_url(str(target)):
             shown = engines.redacted(str(target))
             try:

@@ -16,6 +16,8 @@ from alembic import command
 from alembic.config import Config
 from alembic.util import CommandError
 
+from cryptobench.errors import UserError
+
 DatabaseError = sa.exc.DBAPIError
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 BASELINE = "0006"
@@ -27,6 +29,49 @@ class UnknownRevision(Exception):
 
 def is_url(target: str) -> bool:
     return target.startswith(("postgresql://", "postgresql+psycopg://", "postgres://"))
+
+
+_ANY_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:(//|[^/\\]*@)")
+MAX_URL = 2048
+
+
+def check_target(target: str) -> None:
+    """A store is an SQLite file or a postgresql:// URL, and nothing else: a URL of another kind
+    (mysql://, sqlite:///, http://) is refused rather than made into a directory named after it,
+    and so is a file name that SQLAlchemy would read as a URL query (`?`)."""
+    if not target.strip():
+        raise UserError("the results database: an empty name")
+    if is_url(target):
+        if len(target) > MAX_URL:
+            raise UserError(f"database URL longer than {MAX_URL} characters")
+        try:
+            parts = urlsplit(target)
+            _ = parts.port  # a port that is not a number raises here
+            host = parts.hostname or ""
+            if len(host) > 253 or any(len(label) > 63 for label in host.split(".")):
+                raise ValueError("the host name is too long")
+        except ValueError as e:
+            raise UserError(f"database URL {redacted_safe(target)}: {e}") from None
+        return
+    if _ANY_URL.match(target):
+        scheme = target.split(":", 1)[0]
+        raise UserError(
+            f"database {target!r}: '{scheme}:' stores are not supported (an SQLite file path "
+            "or a postgresql:// URL)"
+        )
+    if "?" in target or "\0" in target:
+        raise UserError(f"database {target!r}: a file name with '?' or NUL is not supported")
+    path = Path(target)
+    if path.exists() and not path.is_dir() and not path.is_file():
+        # SQLite would open a FIFO and wait for a writer forever, or read a device.
+        raise UserError(f"database {target}: not a regular file")
+
+
+def redacted_safe(url: str) -> str:
+    try:
+        return redacted(url)[:120]
+    except ValueError:
+        return url.split("@")[-1][:80]
 
 
 def redacted(url: str) -> str:
@@ -110,12 +155,21 @@ class Connection:
             self.sa.info["immediate"] = False
 
     def _run(self, sql: str, params: Sequence[Any] | list[dict]) -> Result:
-        if self.dialect == "sqlite" and sql.lstrip().upper().startswith("PRAGMA"):
-            raw = self.raw_sqlite()
-            return Result([_PragmaRow(r) for r in raw.execute(sql, tuple(params)).fetchall()])
-        text, bound = _named(sql, params)
-        result = self.sa.execute(sa.text(text), bound)
-        return Result([Row(r) for r in result] if result.returns_rows else [])
+        try:
+            if self.dialect == "sqlite" and sql.lstrip().upper().startswith("PRAGMA"):
+                raw = self.raw_sqlite()
+                return Result([_PragmaRow(r) for r in raw.execute(sql, tuple(params)).fetchall()])
+            text, bound = _named(sql, params)
+            result = self.sa.execute(sa.text(text), bound)
+            return Result([Row(r) for r in result] if result.returns_rows else [])
+        except UnicodeDecodeError:
+            # Text columns that are not UTF-8: the file was damaged or written by something else.
+            raise UserError(
+                f"database {self.engine.url.database or ''}: holds text that is not UTF-8 "
+                "(a damaged file?)"
+            ) from None
+        except sqlite3.Error as e:  # PRAGMAs go to the driver directly, unwrapped
+            raise sa.exc.DBAPIError(sql, params, e) from None
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Result:
         if self._depth:
@@ -203,14 +257,18 @@ def connect_sqlite_readonly(path: Path, wait_s: float) -> Connection:
 
 
 def connect_url(url: str, wait_s: float, read_only: bool = False) -> Connection:
+    check_target(url)
     if url.startswith(("postgresql://", "postgres://")):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     connect_args: dict[str, Any] = {"connect_timeout": max(1, int(wait_s))}
     if read_only:
         # Every transaction of the session is READ ONLY: the server refuses any write.
         connect_args["options"] = "-c default_transaction_read_only=on"
-    engine = sa.create_engine(url, connect_args=connect_args)
-    return Connection(engine)
+    try:
+        engine = sa.create_engine(url, connect_args=connect_args)
+        return Connection(engine)
+    except (ValueError, UnicodeError, sa.exc.ArgumentError) as e:
+        raise UserError(f"database URL {redacted_safe(url)}: {str(e).splitlines()[0]}") from None
 
 
 def _config(conn: Connection) -> Config:
