@@ -26,7 +26,9 @@ def test_the_file_fits_the_schema_and_names_each_algorithm_once():
 
 
 def test_every_family_has_its_vector_file():
-    missing = {a["family"] for a in catalogue()} - {p.stem for p in (REPO / "vectors").glob("*")}
+    """Every family but RSA key generation's (key pairs have no known answer: docs/protocol.md)."""
+    families = {a["family"] for a in catalogue() if a["kind"] != "keypair"}
+    missing = families - {p.stem for p in (REPO / "vectors").glob("*.json")}
     assert not missing, f"no vectors/<family>.json for {sorted(missing)}"
 
 
