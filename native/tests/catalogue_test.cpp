@@ -24,6 +24,7 @@ json sha256_entry() {
           {"digest", ""},           {"description", "SHA-256 (FIPS 180-4)"}};
 }
 
+// entries: a JSON array (json{x} of one json x is x itself, not an array).
 std::string refusal(const json& entries) {
   try {
     parse_catalogue(json{{"algorithms", entries}}.dump());
@@ -49,7 +50,7 @@ TEST(CatalogueFile, TheEmbeddedFileIsTheCatalogue) {
 }
 
 TEST(CatalogueFile, AParsedEntryKeepsEveryField) {
-  const auto v = parse_catalogue(json{{"algorithms", {sha256_entry()}}}.dump());
+  const auto v = parse_catalogue(json{{"algorithms", json::array({sha256_entry()})}}.dump());
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].name, "sha256");
   EXPECT_EQ(v[0].output_len, 32u);
@@ -63,17 +64,18 @@ TEST(CatalogueFile, AMalformedEntryIsRefusedByPositionAndName) {
 
   json kind = sha256_entry();
   kind["kind"] = "digest";
-  EXPECT_NE(refusal({kind}).find("unknown kind 'digest'"), std::string::npos);
+  EXPECT_NE(refusal(json::array({kind})).find("unknown kind 'digest'"), std::string::npos);
 
   json ops = sha256_entry();
   ops["operations"] = {"encrypt"};
-  EXPECT_NE(refusal({ops}).find("operations must be [hash]"), std::string::npos);
+  EXPECT_NE(refusal(json::array({ops})).find("operations must be [hash]"), std::string::npos);
 
   json typed = sha256_entry();
   typed["key_bytes"] = "none";
-  EXPECT_NE(refusal({typed}).find("algorithms[0] (sha256)"), std::string::npos);
+  EXPECT_NE(refusal(json::array({typed})).find("algorithms[0] (sha256)"), std::string::npos);
 
   EXPECT_NE(refusal({sha256_entry(), sha256_entry()}).find("duplicate name"), std::string::npos);
+  EXPECT_NE(refusal(sha256_entry()).find("'algorithms' is an array"), std::string::npos);
 }
 
 }  // namespace

@@ -83,6 +83,8 @@ AlgorithmInfo parse_entry(const json& e) {
 
 std::vector<AlgorithmInfo> parse_catalogue(const std::string& text) {
   const json doc = json::parse(text);
+  if (!doc.is_object() || !doc.contains("algorithms") || !doc["algorithms"].is_array())
+    throw std::runtime_error("catalogue: must be an object whose 'algorithms' is an array");
   std::vector<AlgorithmInfo> v;
   std::set<std::string> names;
   for (const auto& e : doc.at("algorithms")) {
