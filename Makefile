@@ -80,6 +80,7 @@ SUITE ?= default
 demo: setup
 	$(VENV)/bin/cryptobench run --suite $(SUITE) --report report.html
 	@echo "report: $$(pwd)/report.html"
+	@echo "serve the store as a web page: $(VENV)/bin/cryptobench serve   (then http://127.0.0.1:8350/)"
 
 clean:
 	rm -rf $(BUILD)

@@ -395,6 +395,7 @@ TEST(Heap, ResidentPeakResetsPerCase) {
   const int64_t lifetime_peak = heap::rss_peak_kb();
   ASSERT_TRUE(heap::reset_rss_peak());
   EXPECT_LT(heap::rss_peak_kb(), lifetime_peak - 16 * 1024) << "32 MiB were released";
+  EXPECT_GE(heap::lifetime_rss_peak_kb(), lifetime_peak) << "max_rss_kb survives the reset";
 }
 
 TEST(Heap, SodiumArgon2idMemoryIsCountedThroughItsMmap) {

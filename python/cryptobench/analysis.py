@@ -14,6 +14,7 @@ from cryptobench import security, stats
 from cryptobench.capabilities import SYMMETRIC_KINDS
 from cryptobench.plan import cost_json, format_cost
 from cryptobench.store import RunInfo, Store
+from cryptobench.units import format_kib, format_measured
 
 # The operation that stands for an algorithm where one figure per algorithm is shown.
 PRIMARY_OPERATIONS = ("encrypt", "hash", "mac")
@@ -25,7 +26,8 @@ RESULT_FIELDS = (
     "min_ns", "max_ns", "mad_ns", "ci_low_ns", "ci_high_ns", "unstable", "bytes_per_s",
     "ops_per_s", "ticks_per_op", "cycles_per_byte", "heap_bytes_per_op", "heap_allocs_per_op",
     "heap_frees_per_op", "heap_peak_live_bytes", "heap_prepare_allocs", "heap_prepare_bytes",
-    "max_rss_kb", "gate_kat", "gate_roundtrip", "gate_agreement", "gate_lax", "kind", "cost",
+    "max_rss_kb", "rss_before_kb", "rss_peak_kb", "rss_rise_kb", "gate_kat", "gate_roundtrip",
+    "gate_agreement", "gate_lax", "kind", "cost",
     "security_bits",
 )  # fmt: skip
 
@@ -56,6 +58,31 @@ class CaseResult:
     cost: dict[str, int] = field(default_factory=dict)  # KDF cost parameters
     # How the runner measured it: layout, clock, rewarms, the whole heap record (protocol.md)
     measurement: dict[str, Any] = field(default_factory=dict)
+
+    def heap_figure(self, key: str) -> float | None:
+        """One figure of the heap record; None where the runner did not measure it (a runner
+        that cannot count it, or an old result without it), never 0 in its place."""
+        v = self.heap.get(key)
+        return v if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+    @property
+    def rss_rise_kb(self) -> int | None:
+        """How far the process's resident peak rose above its resident set across the heap pass
+        (VmHWM after it − VmRSS before it, at least 0): memory the heap counter cannot see (an
+        extension's, a JNI library's) is in it. None where not measured (no reset of the
+        high-water mark; the native runner said -1 for that before it said null)."""
+        before, peak = self.heap_figure("rss_before_kb"), self.heap_figure("rss_peak_kb")
+        if before is None or peak is None or before < 0 or peak < 0:
+            return None
+        return max(0, int(peak - before))
+
+    def memory_texts(self) -> tuple[str, str]:
+        """Heap bytes per operation and the resident peak's rise, as tables show them: 'not
+        measured' where the runner could not count one, never 0; '-' for a case not measured at
+        all (failed, unsupported)."""
+        if self.status != "ok":
+            return "-", "-"
+        return format_measured(self.heap_figure("bytes_per_op")), format_kib(self.rss_rise_kb)
 
     @property
     def clock_moved(self) -> float | None:
@@ -126,7 +153,7 @@ class CaseResult:
 
     def row(self, run_id: int) -> dict[str, Any]:
         """The flat record of the JSON/CSV/Markdown exports (docs/results.md)."""
-        s = self.summary
+        s, rise = self.summary, self.rss_rise_kb
         row = {
             "run_id": run_id,
             "provider": self.provider,
@@ -154,13 +181,16 @@ class CaseResult:
             "ops_per_s": _num(self.ops_per_s),
             "ticks_per_op": _num(self.ticks_per_op),
             "cycles_per_byte": _num(self.cycles_per_byte),
-            "heap_bytes_per_op": self.heap.get("bytes_per_op"),
-            "heap_allocs_per_op": self.heap.get("allocs_per_op"),
-            "heap_frees_per_op": self.heap.get("frees_per_op"),
-            "heap_peak_live_bytes": self.heap.get("peak_live_bytes"),
-            "heap_prepare_allocs": self.heap.get("prepare_allocs"),
-            "heap_prepare_bytes": self.heap.get("prepare_bytes"),
+            "heap_bytes_per_op": self.heap_figure("bytes_per_op"),
+            "heap_allocs_per_op": self.heap_figure("allocs_per_op"),
+            "heap_frees_per_op": self.heap_figure("frees_per_op"),
+            "heap_peak_live_bytes": self.heap_figure("peak_live_bytes"),
+            "heap_prepare_allocs": self.heap_figure("prepare_allocs"),
+            "heap_prepare_bytes": self.heap_figure("prepare_bytes"),
             "max_rss_kb": self.max_rss_kb,
+            "rss_before_kb": None if rise is None else self.heap_figure("rss_before_kb"),
+            "rss_peak_kb": None if rise is None else self.heap_figure("rss_peak_kb"),
+            "rss_rise_kb": rise,
             "gate_kat": self.gate.get("kat", ""),
             "gate_roundtrip": self.gate.get("roundtrip", ""),
             "gate_agreement": self.gate.get("agreement", ""),

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from cryptobench import __version__, store
 from cryptobench.commands import (
     calibrate,
+    check,
     compare,
     fidelity,
     importing,
@@ -27,6 +28,7 @@ from cryptobench.commands import (
 )
 from cryptobench.commands.common import Parser, db_parent
 from cryptobench.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, UserError
+from cryptobench.serve import command as serve
 
 # In the order --help lists them.
 COMMAND_GROUPS = (
@@ -36,12 +38,14 @@ COMMAND_GROUPS = (
     output,
     compare,
     calibrate,
+    check,
     fidelity,
     recommend,
     scenario,
     reproduce,
     importing,
     push,
+    serve,
 )
 
 

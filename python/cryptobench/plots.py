@@ -1,8 +1,9 @@
 """The report's figures, each returned as an inline SVG string (matplotlib, no display needed)."""
 
+import hashlib
 import io
-import itertools
 import math
+import re
 from collections.abc import Sequence
 
 import matplotlib
@@ -13,8 +14,6 @@ from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
 from cryptobench.analysis import CaseResult
 from cryptobench.units import format_size
-
-_figure_counter = itertools.count()
 
 matplotlib.rcParams.update(
     {
@@ -29,12 +28,20 @@ matplotlib.rcParams.update(
 
 
 def to_svg(fig: Figure) -> str:
-    # A salt per figure keeps the ids of clip paths and markers unique within one HTML page.
-    with matplotlib.rc_context({"svg.hashsalt": f"cryptobench-{next(_figure_counter)}"}):
+    """The figure as inline SVG. The same figure always gives the same text (the report of a run
+    is the same bytes however often it is written), and the ids of its clip paths and markers
+    carry a digest of the figure, so two figures on one page do not share an id."""
+    with matplotlib.rc_context({"svg.hashsalt": "cryptobench"}):
         buf = io.StringIO()
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buf.getvalue()
-    return text[text.index("<svg") :]
+    text = text[text.index("<svg") :]
+    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+    ids = sorted(set(re.findall(r'id="([A-Za-z0-9_]+)"', text)), key=len, reverse=True)
+    if ids:
+        pattern = re.compile("|".join(re.escape(i) for i in ids))
+        text = pattern.sub(lambda m: f"{m.group(0)}-{digest}", text)
+    return text
 
 
 def _size_axis(ax, sizes: Sequence[int]) -> None:

@@ -67,6 +67,44 @@ def bootstrap_median_ci(
     return float(low), float(high)
 
 
+def bootstrap_median_cis(
+    rows: np.ndarray, confidence: float = CONFIDENCE, resamples: int = BOOTSTRAP_RESAMPLES
+) -> tuple[np.ndarray, np.ndarray]:
+    """bootstrap_median_ci of each row of a (cases, samples) array at once, each row's
+    interval exactly the one bootstrap_median_ci gives it.
+
+    The fixed seed draws the same resample indices for every row of one size, so each
+    resample is a count of how often it drew each position, found once for all rows. A
+    resample's median is then the row's sorted value where the running count, taken in the
+    row's sorted order, passes the middle: a cumulative sum instead of a partition per
+    resample (a case's history of 200 runs: tens of milliseconds instead of half a second).
+    """
+    x = np.asarray(rows, dtype=float)
+    n = x.shape[1]
+    if n < 2:
+        return x[:, 0].copy(), x[:, 0].copy()
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    index = rng.integers(0, n, size=(resamples, n))
+    counts = np.zeros((resamples, n), dtype=np.int32)
+    np.add.at(counts, (np.arange(resamples)[:, None], index), 1)
+    middle = [n // 2] if n % 2 else [n // 2 - 1, n // 2]  # 0-based, in the sorted resample
+    low, high = np.empty(len(x)), np.empty(len(x))
+    step = max(1, 4_000_000 // (resamples * n))
+    for start in range(0, len(x), step):
+        chunk = x[start : start + step]
+        order = np.argsort(chunk, axis=1, kind="stable")
+        ordered = np.take_along_axis(chunk, order, axis=1)
+        running = np.cumsum(counts[:, order], axis=2)  # (resamples, rows, n)
+        rows_at = np.arange(len(chunk))[None, :]
+        values = [ordered[rows_at, np.argmax(running > k, axis=2)] for k in middle]
+        medians = values[0] if len(values) == 1 else (values[0] + values[1]) / 2
+        alpha = (1 - confidence) / 2
+        low[start : start + step], high[start : start + step] = np.quantile(
+            medians, [alpha, 1 - alpha], axis=0
+        )
+    return low, high
+
+
 @dataclass(frozen=True)
 class Summary:
     n: int

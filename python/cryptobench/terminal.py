@@ -113,7 +113,7 @@ def per_second_table(results: analysis.RunResults) -> str:
 
 
 CASE_HEADERS = ["provider", "algorithm", "op", "size", "median/op", "95% CI", "throughput",
-                "ops/s", "cyc/B", "heap B/op", "status"]  # fmt: skip
+                "ops/s", "cyc/B", "heap B/op", "RSS rise", "status"]  # fmt: skip
 
 
 def case_rows(cases: list[analysis.CaseResult]) -> list[list[str]]:
@@ -131,7 +131,7 @@ def case_rows(cases: list[analysis.CaseResult]) -> list[list[str]]:
                 format_rate(c.bytes_per_s),
                 format_ops(c.ops_per_s),
                 f"{c.cycles_per_byte:.2f}" if c.cycles_per_byte is not None else "-",
-                f"{c.heap['bytes_per_op']:.0f}" if "bytes_per_op" in c.heap else "-",
+                *c.memory_texts(),
                 c.status + (" unstable" if c.unstable else ""),
             ]
         )

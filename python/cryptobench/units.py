@@ -83,3 +83,22 @@ def compact(v: float) -> str:
     if v is None or math.isnan(v):
         return "-"
     return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+# A memory figure a runner did not measure (it cannot count heap bytes, or the kernel refused the
+# resident-set reset) is shown as this, never as 0 (docs/methodology.md, "Memory").
+NOT_MEASURED = "not measured"
+
+
+def format_measured(v: float | None, fmt: str = ".0f") -> str:
+    """A memory figure, or 'not measured'."""
+    return NOT_MEASURED if v is None else format(v, fmt)
+
+
+def format_kib(kib: float | None) -> str:
+    """A resident-set figure given in KiB: '812 KiB', '64.2 MiB', or 'not measured'."""
+    if kib is None:
+        return NOT_MEASURED
+    if kib >= 1024:
+        return f"{kib / 1024:.1f} MiB"
+    return f"{kib:.0f} KiB"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from runner_harness import missing_part
 
-from cryptobench import runner
+from cryptobench import analysis, runner
 from cryptobench.capabilities import Capabilities
 from cryptobench.errors import UserError
 from cryptobench.plan import CaseSpec
@@ -144,6 +144,19 @@ def synthetic_samples(median_ns: float, n: int, rng: np.random.Generator, spread
     return out
 
 
+# A heap record as the native runner replies it.
+HEAP = {
+    "allocs_per_op": 1.0,
+    "frees_per_op": 1.0,
+    "bytes_per_op": 64.0,
+    "peak_live_bytes": 64,
+    "prepare_allocs": 3,
+    "prepare_bytes": 512,
+    "rss_before_kb": 20000,
+    "rss_peak_kb": 20480,
+}
+
+
 def store_run(
     path: Path,
     timings: dict[tuple[str, str, str, str, int], float],
@@ -152,10 +165,12 @@ def store_run(
     failed: dict[tuple[str, str, str, str, int], str] | None = None,
     spread: float = 0.02,
     costs: dict[tuple[str, str, str, str, int], dict[str, int]] | None = None,
+    heaps: dict[tuple[str, str, str, str, int], dict] | None = None,
 ) -> tuple[Store, int]:
     """A stored run whose cases (provider, variant, operation, algorithm, size) took the given
     median ns per operation; `failed` cases carry a reason instead; `costs` gives KDF cases
-    their cost parameters."""
+    their cost parameters; `heaps` a case's heap record as its runner replied it (stored as
+    the coordinator stores a reply: the heap columns and the measurement record)."""
     rng = np.random.default_rng(seed)
     failed = failed or {}
     costs = costs or {}
@@ -198,15 +213,9 @@ def store_run(
                 gate={"kat": "passed 2 vectors", "roundtrip": "passed", "agreement": ""},
                 iterations=1000,
                 samples=synthetic_samples(timings[key], n, rng, spread),
-                heap={
-                    "allocs_per_op": 1.0,
-                    "frees_per_op": 1.0,
-                    "bytes_per_op": 64.0,
-                    "peak_live_bytes": 64,
-                    "prepare_allocs": 3,
-                    "prepare_bytes": 512,
-                },
+                heap=(heaps or {}).get(key, HEAP),
                 max_rss_kb=9000,
+                measurement={"heap": (heaps or {}).get(key, HEAP)},
             )
         store.complete_case(outcome)
     store.set_status(run_id, "complete")
@@ -224,3 +233,39 @@ def sweep(
 ) -> dict:
     """Timings of a size sweep that follows t(n) = overhead + per_byte · n exactly."""
     return {(provider, variant, operation, algorithm, n): overhead + per_byte * n for n in sizes}
+
+
+# What each runner replies about memory (docs/protocol.md, result `heap`): native counts every
+# byte; a JVM without an allocation counter and a kernel that refuses the resident-set reset
+# count nothing; a Python runner counts its own heap, and the resident peak sees the 64 MiB an
+# extension's Argon2id takes; an old native result said -1 for a refused reset.
+_SHA = ("default", "hash", "sha256", 1024)
+_KDF = ("pyca", "default", "derive", "argon2id", 16)
+MEMORY_HEAPS = {
+    ("native", *_SHA): HEAP,
+    ("quiet", *_SHA): HEAP | {"bytes_per_op": 0.0, "allocs_per_op": 0.0},
+    ("jvm", *_SHA): {
+        "bytes_per_op": None,
+        "prepare_bytes": None,
+        "counter": "ThreadMXBean.getCurrentThreadAllocatedBytes",
+        "rss_before_kb": 41000,
+        "rss_peak_kb": None,
+    },
+    ("old", *_SHA): HEAP | {"rss_peak_kb": -1},
+    _KDF: {
+        "bytes_per_op": 1200.0,
+        "peak_live_bytes": 900,
+        "prepare_bytes": 300,
+        "rss_before_kb": 40000,
+        "rss_peak_kb": 40000 + 65 * 1024,
+    },
+}
+
+
+@pytest.fixture
+def memory_results(tmp_path):
+    """A stored run of the cases of MEMORY_HEAPS."""
+    timings = dict.fromkeys(MEMORY_HEAPS, 1000.0) | {_KDF: 90_000_000.0}
+    costs = {_KDF: {"t": 1, "m": 65536, "p": 1}}
+    db, run_id = store_run(tmp_path / "r.db", timings, costs=costs, heaps=MEMORY_HEAPS)
+    return analysis.load(db, run_id)

@@ -4,6 +4,7 @@ no test that drives a runner this way can pass on a reply the schema refuses. Sh
 test_runner_protocol.py (what every runner owes), test_protocol_schema.py (the native runner) and
 test_runner_<name>.py (what only one runner has)."""
 
+import functools
 import json
 import os
 import select
@@ -15,6 +16,8 @@ from typing import NoReturn
 
 import pytest
 from protocol_schema import check, check_stdout
+
+from cryptobench import gate
 
 REPO = Path(__file__).resolve().parents[2]
 VECTORS = REPO / "vectors"
@@ -70,10 +73,18 @@ def capabilities(exe: Path) -> dict:
     return json.loads(done.stdout)
 
 
+@functools.cache
+def _caps(exe: Path) -> dict:
+    return capabilities(exe)
+
+
 class Served:
-    """One `serve` process; always ended (by its pid) when the test ends."""
+    """One `serve` process; always ended (by its pid) when the test ends. A runner gated by the
+    coordinator (docs/protocol.md, "Who gates") is gated here with cryptobench.gate, as
+    `cryptobench run` does, so every test drives every runner the same way."""
 
     def __init__(self, exe: Path, *args: str):
+        self.exe = exe
         self.proc = subprocess.Popen(
             [str(exe), "serve", "--no-pin", *args],
             stdin=subprocess.PIPE,
@@ -94,6 +105,63 @@ class Served:
         self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
         return self._read()
+
+    @property
+    def gated_by_coordinator(self) -> bool:
+        return gate.gated_by_coordinator(self.hello)
+
+    def _send_steps(self, case: dict):
+        def send(steps: list) -> dict:
+            reply = self.send({"cmd": "steps", "case": case, "steps": steps})
+            assert reply["type"] == "steps", reply
+            return reply
+
+        return send
+
+    def _info(self, case: dict) -> tuple[dict, set[str]]:
+        caps = _caps(self.exe)
+        info = next(a for a in caps["algorithms"] if a["name"] == case["algorithm"])
+        provider = next((p for p in caps["providers"] if p["name"] == case["provider"]), {})
+        return info, {a["name"] for a in provider.get("algorithms", [])}
+
+    def gate(self, case: dict, vectors: Path | None = None) -> "gate.Gated":
+        info, offered = self._info(case)
+        return gate.gate_case(self._send_steps(case), info, case, gate.Vectors(vectors), offered)
+
+    def open(self, case: dict, vectors: Path | None = None) -> dict:
+        """`open`, after the coordinator's gate where the runner does not gate itself; the reply
+        carries the gate record either way."""
+        if not self.gated_by_coordinator:
+            return self.send({"cmd": "open", "case": case})
+        gated = self.gate(case, vectors)
+        if gated.status != "ok":
+            return {
+                "type": "case",
+                "id": case["id"],
+                "status": gated.status,
+                "reason": gated.reason,
+                "gate": gated.record,
+            }
+        opened = self.send({"cmd": "open", "case": case, "params": gated.params.to_json()})
+        opened["gate"] = {**gated.record, **opened.get("gate", {})}
+        return opened
+
+    def agreement(self, case: dict, material: dict) -> dict:
+        if not self.gated_by_coordinator:
+            return self.send({"cmd": "agreement", "material": material, "case": case})
+        info, _ = self._info(case)
+        return gate.agreement_reply(self._send_steps(case), info, case, material, gate.Vectors())
+
+    def cross_check(self, case: dict, material: dict, peers: dict) -> dict:
+        if not self.gated_by_coordinator:
+            request = {"cmd": "cross_check", "material": material, "case": case, "peers": peers}
+            return self.send(request)
+        info, offered = self._info(case)
+        send = self._send_steps(case)
+        verdicts = gate.cross_check_verdicts(
+            send, info, case, material, peers, gate.Vectors(), offered
+        )
+        return {"type": "cross_check", "id": case["id"], "verdicts": verdicts}
 
     def close(self) -> dict:
         done = self.send({"cmd": "quit"})
@@ -126,13 +194,14 @@ def tiny_case(provider: str, algorithm: str, operation: str, size: int, **extra)
 
 def measure_tiny(served: Served, case: dict, samples: int = 3) -> dict:
     """open, sample, close: the result of one small gated case."""
-    opened = served.send({"cmd": "open", "case": case})
+    opened = served.open(case)
     assert opened["type"] == "case", opened
     assert opened["status"] == "ok", opened["reason"]
     got = served.send({"cmd": "sample", "id": case["id"], "count": samples})
     assert got["type"] == "samples" and len(got["samples"]) == samples
     result = served.send({"cmd": "close", "id": case["id"]})
     assert result["type"] == "result" and result["status"] == "ok"
+    result["gate"] = {**opened["gate"], **result["gate"]}
     return result
 
 

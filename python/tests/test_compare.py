@@ -133,3 +133,29 @@ def test_a_figure_skipped_in_either_run_is_called_skipped_not_failed():
         )
     ]
     assert verdicts == ["skipped", "skipped", "failed", "same"]
+
+
+def test_changes_from_raw_samples_give_compare_runs_verdicts(tmp_path):
+    """serve's regressions use compare.changes on raw samples: every verdict, ratio and q must
+    be compare_runs's for the same two runs (slower, faster and unchanged cases)."""
+    timings = {("p", "default", "encrypt", alg, size): 1000.0 + size
+               for alg in ("a1", "a2", "a3") for size in (16, 256, 4096, 65536)}  # fmt: skip
+    moved = dict(timings)
+    moved[("p", "default", "encrypt", "a1", 4096)] *= 1.4
+    moved[("p", "default", "encrypt", "a2", 16)] *= 0.6
+    moved[("p", "default", "encrypt", "a3", 256)] *= 1.05  # within the noise
+    db, a = store_run(tmp_path / "r.db", timings, seed=1)
+    db.close()
+    db, b = store_run(tmp_path / "r.db", moved, seed=2)
+    run_a, run_b = analysis.load(db, a), analysis.load(db, b)
+    expected = {c.key: c for c in compare.compare_runs(run_a, run_b)}
+    found = compare.changes(
+        {c.key(): c.ns for c in run_a.cases}, {c.key(): c.ns for c in run_b.cases}
+    )
+    assert len(found) == len(expected) == 12
+    for c in found:
+        e = expected[c.key]
+        assert (c.verdict, c.ratio, c.q) == (e.verdict, pytest.approx(e.ratio), pytest.approx(e.q))
+        if c.verdict != "same":
+            assert (c.ci_low, c.ci_high) == (e.ci_low, e.ci_high)
+    assert sorted(c.verdict for c in found) == ["faster", *["same"] * 10, "slower"]

@@ -127,3 +127,26 @@ def test_exports_of_public_key_and_kdf_cases(pk_results):
 
     md = FORMATS["md"](pk_results, False)
     assert "| ops/s |" in md and "pbkdf2-sha256 (iterations=10000)" in md
+
+
+def test_exports_keep_a_memory_figure_not_measured_apart_from_0(memory_results):
+    """null in JSON, an empty cell in CSV, 'not measured' in Markdown; never 0."""
+    rows = {r["provider"]: r for r in json.loads(FORMATS["json"](memory_results, False))["results"]}
+    assert rows["native"]["heap_bytes_per_op"] == 64.0
+    assert (rows["native"]["rss_before_kb"], rows["native"]["rss_peak_kb"]) == (20000, 20480)
+    assert rows["native"]["rss_rise_kb"] == 480
+    assert rows["quiet"]["heap_bytes_per_op"] == 0.0
+    jvm = rows["jvm"]
+    assert jvm["heap_bytes_per_op"] is None and jvm["heap_prepare_bytes"] is None
+    assert jvm["rss_rise_kb"] is None and jvm["rss_peak_kb"] is None
+    assert rows["old"]["rss_rise_kb"] is None  # -1: the reset was refused
+    assert rows["pyca"]["rss_rise_kb"] == 65 * 1024
+    csv_rows = {
+        r["provider"]: r for r in csv.DictReader(io.StringIO(FORMATS["csv"](memory_results, False)))
+    }
+    assert csv_rows["jvm"]["heap_bytes_per_op"] == "" and csv_rows["jvm"]["rss_rise_kb"] == ""
+    assert csv_rows["quiet"]["heap_bytes_per_op"] == "0.0"
+    md = FORMATS["md"](memory_results, False)
+    cases = {line.split(" | ")[0][2:]: line for line in md.splitlines() if "| sha256 |" in line}
+    assert "| not measured | not measured | ok |" in cases["jvm"]
+    assert "| 0 | 480 KiB |" in cases["quiet"]

@@ -5,7 +5,7 @@ import re
 import pytest
 from conftest import store_run, sweep
 
-from cryptobench import analysis, report
+from cryptobench import analysis, report, terminal
 from cryptobench.errors import UserError
 
 
@@ -125,3 +125,36 @@ def test_report_groups_results_by_security_level(pk_results):
     levels = [int(level) for level, _, _ in rows]
     assert levels == sorted(levels, reverse=True)
     assert "BSI TR-02102-1" in section and "Version 2024-01" in section
+
+
+def _cells(html: str, section: str, first: str) -> list[str]:
+    """The cells of the row that starts with `first` in one section's table."""
+    start = html.index(f'<section id="{section}">')
+    body = html[start : html.index("</section>", start)]
+    row = re.search(rf"<tr><td>{re.escape(first)}</td>(.*?)</tr>", body).group(1)
+    return re.findall(r"<td[^>]*>([^<]*)</td>", row)
+
+
+def test_a_memory_figure_not_measured_is_said_so_in_the_report_never_0(memory_results):
+    html = report.render(memory_results)
+    # provider, algorithm, operation: then heap bytes/op, allocations/op, peak live bytes,
+    # key-setup allocations and bytes, peak RSS rise, max RSS
+    assert _cells(html, "heap", "native")[2:8] == ["64", "1.00", "64", "3", "512", "480 KiB"]
+    assert _cells(html, "heap", "quiet")[2:4] == ["0", "0.00"]
+    jvm = _cells(html, "heap", "jvm")
+    assert jvm[2:8] == ["not measured"] * 6
+    assert _cells(html, "heap", "old")[7] == "not measured"
+    # The KDF table: peak live heap as the Python heap saw it, and the extension's 64 MiB.
+    kdf = _cells(html, "publickey", "pyca")
+    assert kdf[-2:] == ["900", "65.0 MiB"]
+
+
+def test_a_memory_figure_not_measured_is_said_so_in_the_terminal(memory_results):
+    heap_at = terminal.CASE_HEADERS.index("heap B/op")
+    rise_at = terminal.CASE_HEADERS.index("RSS rise")
+    rows = {r[0]: r for r in terminal.case_rows(memory_results.cases)}
+    assert (rows["native"][heap_at], rows["native"][rise_at]) == ("64", "480 KiB")
+    assert rows["quiet"][heap_at] == "0"
+    assert (rows["jvm"][heap_at], rows["jvm"][rise_at]) == ("not measured", "not measured")
+    assert rows["old"][rise_at] == "not measured"
+    assert (rows["pyca"][heap_at], rows["pyca"][rise_at]) == ("1200", "65.0 MiB")

@@ -15,10 +15,13 @@ def test_reproduce_000_quick_checks_the_thesis_claims(tmp_path, capsys):
                        "--report", str(report)])  # fmt: skip
     assert status == 0
     out = capsys.readouterr().out
-    assert "The libraries rank libgcrypt < OpenSSL < Botan in overhead" in out
+    assert "the libraries rank libgcrypt < OpenSSL < Botan [§6.1" in out
+    assert "criterion: per-value cost h(n)/n orders libgcrypt < OpenSSL < Botan" in out
+    assert "of the papers' 5 claims (--quick figures)" in out
     assert "Table 6.1" in out and "extrapolated" in out
     html = report.read_text()
     assert 'id="paper-000"' in html and "Does it still hold here?" in html
+    assert ">criterion<" in html and "i7-4771" in html
     assert "scenario-config" not in html or "Time against the number of values" in html
 
 
@@ -29,7 +32,9 @@ def test_a_paper_nothing_repeats_says_so(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(reproduce.scenarios, "for_paper", lambda number: [])
     assert cli.main(["reproduce", "003", "--db", str(tmp_path / "r.db")]) == 0
-    assert "not reproduced here" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "not reproduced here" in out
+    assert "0 hold, 0 do not hold, 8 undecided of the papers' 8 claims" in out
 
 
 def test_every_paper_is_repeated_by_something():
@@ -38,3 +43,22 @@ def test_every_paper_is_repeated_by_something():
     for number in papers.PAPERS:
         repeated = any(s.reproduce for s in scenarios.for_paper(number))
         assert repeated or number in reproductions.CORE, number
+
+
+def test_the_report_shows_criteria_both_machines_and_a_tally_of_the_papers_claims():
+    """A paper whose data are all missing still lists every claim (undecided, with the reason),
+    so the tally's denominator is the paper's fixed list; our own claims are apart."""
+    from cryptobench.criteria import evaluate, specs_for
+    from cryptobench.report.reproduction import Reproduction, render
+
+    rep = Reproduction(
+        "000", "t", [], "", [], evaluate(specs_for("000"), {}), ["no device"],
+        deviations=["one KDF for all"], machine={"cpu_model": "Test CPU 9000", "cores": 2},
+        libraries={"botan": "2.19.3"}, quick=True,
+    )  # fmt: skip
+    html = render([rep], quick=True)
+    assert ">criterion<" in html and "Tables A.1-A.4" in html
+    assert "i7-4771" in html and "Test CPU 9000" in html and "botan 2.19.3" in html
+    assert "0 hold, 0 do not hold, 5 undecided of the papers&#x27; 5 claims" in html
+    assert "Our own claims" in html and "one KDF for all" in html
+    assert html.count("quick run") >= 2  # the intro and the paper's section

@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 from runner_harness import (
     MATERIAL,
+    REPLY_TIMEOUT_S,
     Served,
     capabilities,
     corrupted_vectors,
@@ -28,6 +29,11 @@ from runner_harness import (
     runner_exe,
     tiny_case,
 )
+
+from cryptobench import gate
+from cryptobench.capabilities import Capabilities
+from cryptobench.commands import check
+from cryptobench.runner import ServeProcess
 
 KEY, IV, DATA = (bytes.fromhex(MATERIAL[k]) for k in ("key", "iv", "input"))
 ARGON_COST = {"cost": {"t": 1, "m": 64, "p": 1}}
@@ -331,6 +337,9 @@ def test_a_tiny_gated_case_measures(r, case):
         assert result["samples"][0]["ticks"] > 0  # the TSC is read on x86-64
     assert r.heap_fields <= set(result["heap"])
     assert result["heap"]["bytes_per_op"] >= 0
+    # The resident set across the heap pass, as the native runner reports it (on this Linux the
+    # high-water mark can be reset, so both are measured).
+    assert result["heap"]["rss_before_kb"] > 0 and result["heap"]["rss_peak_kb"] > 0
     if r.heap_grows:
         assert result["heap"]["bytes_per_op"] > 0
     if r.runtime_record:
@@ -339,15 +348,40 @@ def test_a_tiny_gated_case_measures(r, case):
 
 @pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.kat[3]))
 def test_the_gate_refuses_a_provider_that_fails_a_known_answer(r, provider, tmp_path):
+    """The corrupted vectors reach the gate wherever it runs: the coordinator's for a runner it
+    gates, the runner's own (--vectors) for one that gates itself."""
     family, corrupted_field, algorithm, _ = r.kat
-    listed(r, provider)
+    coordinator = listed(r, provider).get("gate") == "coordinator"
     vectors = corrupted_vectors(tmp_path, family, corrupted_field)
-    with Served(runner_exe(r.exe), "--vectors", str(vectors)) as served:
+    args = () if coordinator else ("--vectors", str(vectors))
+    with Served(runner_exe(r.exe), *args) as served:
         case = tiny_case(provider, algorithm, "hash" if family == "sha2" else "encrypt", 64)
-        opened = served.send({"cmd": "open", "case": case})
+        opened = served.open(case, vectors)
     assert opened["status"] == "failed", opened
     assert "known-answer test" in opened["reason"]
     assert f"failed for {provider}" in opened["reason"]
+
+
+@pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.providers))
+def test_every_offered_algorithm_passes_the_coordinators_gate(r, provider):
+    """What the runners' own `check` did: the gate of every offered algorithm and operation
+    (cryptobench check), for a runner the coordinator gates."""
+    caps = listed(r, provider)
+    if not gate.gated_by_coordinator(caps):
+        pytest.skip(f"{r.exe} gates itself (its own tests run its check)")
+    proc = ServeProcess(runner_exe(r.exe), provider, "default", REPLY_TIMEOUT_S, ["--no-pin"])
+    lines: list[dict] = []
+    try:
+        proc.start()
+        failed = check.check_provider(
+            proc, Capabilities.from_message(caps), gate.Vectors(), lines.append
+        )
+    finally:
+        proc.stop()
+    offered = next(p for p in caps["providers"] if p["name"] == provider)["algorithms"]
+    assert len(lines) == sum(len(a["operations"]) for a in offered)
+    assert failed == 0, [m for m in lines if m["status"] != "ok"]
+    assert all(m["status"] == "ok" for m in lines)
 
 
 @pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.agreement))
@@ -356,13 +390,7 @@ def test_agreement_artifacts_equal_an_independent_implementation(r, provider):
     got = {}
     with Served(runner_exe(r.exe)) as served:
         for algorithm, operation, size in r.agreement[provider]:
-            reply = served.send(
-                {
-                    "cmd": "agreement",
-                    "material": MATERIAL,
-                    "case": tiny_case(provider, algorithm, operation, size),
-                }
-            )
+            reply = served.agreement(tiny_case(provider, algorithm, operation, size), MATERIAL)
             assert reply["status"] == "ok", reply
             assert reply["kat"]["ok"] is True, reply["kat"]
             got[algorithm, operation] = reply["artifacts"]
@@ -385,17 +413,8 @@ def test_cross_check_accepts_a_good_peer_and_blames_a_bad_one(r, provider):
     bad[10] ^= 1
     listed(r, provider)
     with Served(runner_exe(r.exe)) as served:
-        reply = served.send(
-            {
-                "cmd": "cross_check",
-                "material": MATERIAL,
-                "case": tiny_case(provider, algorithm, operation, 4096),
-                "peers": {
-                    "good/default": {name: good.hex()},
-                    "bad/default": {name: bytes(bad).hex()},
-                },
-            }
-        )
+        peers = {"good/default": {name: good.hex()}, "bad/default": {name: bytes(bad).hex()}}
+        reply = served.cross_check(tiny_case(provider, algorithm, operation, 4096), MATERIAL, peers)
     assert reply["type"] == "cross_check"
     assert reply["verdicts"]["good/default"] == {"ok": True, "reason": ""}
     assert reply["verdicts"]["bad/default"]["ok"] is False
@@ -448,3 +467,29 @@ def test_a_served_variant_measures_and_a_case_of_another_says_which_runner_to_st
     assert result["variant"] == variant and result["gate"]["roundtrip"] == "passed"
     assert other["status"] == "unsupported"
     assert f"--variant {refused[0]}={refused[1]}" in other["reason"]
+
+
+# Argon2id at m = 64 MiB, per runner: (provider, where the runtime's own counter puts its memory:
+# a heap figure that must show it, or None where the counter cannot see it).
+MEMORY_HARD = {
+    "go": ("go-x", "bytes_per_op"),  # the Go heap
+    "rust": ("rustcrypto", "peak_live_bytes"),  # the counting global allocator
+    "python": ("pyca", None),  # OpenSSL's malloc inside the extension: tracemalloc is blind
+}
+
+
+@pytest.mark.parametrize("r", per_runner(lambda r: r.name in MEMORY_HARD))
+def test_a_memory_hard_kdf_shows_its_memory_in_the_resident_peak_whoever_allocates_it(r):
+    """Argon2id with m = 64 MiB takes 64 MiB per derivation. The resident peak's rise across the
+    heap pass sees it in every runner, beside native providers' >= 64 MiB, even where the
+    runtime's heap counter cannot (pyca's reported 0.0 MiB before)."""
+    provider, counted_in = MEMORY_HARD[r.name]
+    listed(r, provider)
+    case = tiny_case(
+        provider, "argon2id", "derive", 16, cost={"t": 1, "m": 65536, "p": 1}, heap_iterations=1
+    )
+    with Served(runner_exe(r.exe)) as served:
+        heap = measure_tiny(served, case)["heap"]
+    assert heap["rss_peak_kb"] - heap["rss_before_kb"] >= 60 * 1024, heap
+    if counted_in:
+        assert heap[counted_in] >= 64 << 20, heap

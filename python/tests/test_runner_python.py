@@ -21,6 +21,8 @@ from runner_harness import (
     tiny_case,
 )
 
+from cryptobench import gate
+
 RUNNER = "cryptobench-runner-python"
 PROVIDERS = ("pyca", "pycryptodome")
 
@@ -41,15 +43,8 @@ def test_list_records_the_interpreter_and_pycas_openssl(py_runner):
 
 def test_an_agreement_pycryptodome_cannot_compute_is_unsupported(py_runner):
     with Served(py_runner) as served:
-        argon = served.send(
-            {
-                "cmd": "agreement",
-                "material": MATERIAL,
-                "case": tiny_case(
-                    "pycryptodome", "argon2id", "derive", 16, cost={"t": 1, "m": 64, "p": 1}
-                ),
-            }
-        )
+        case = tiny_case("pycryptodome", "argon2id", "derive", 16, cost={"t": 1, "m": 64, "p": 1})
+        argon = served.agreement(case, MATERIAL)
         served.close()
     assert argon["status"] == "unsupported"
 
@@ -59,6 +54,7 @@ import json, sys
 from cryptobench_pyrunner import engine, protocol, providers
 
 name, alg, op, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+params = json.loads(sys.argv[5])  # the coordinator's, as open sends them
 real = providers.provider_by_name(name)
 prepare = real.prepare
 
@@ -74,7 +70,7 @@ def drifting(algorithm, operation, params):
 real.prepare = drifting
 spec = protocol.parse_case({"id": "d", "provider": name, "operation": op, "algorithm": alg,
     "size": size, "samples": 3, "target_sample_ms": 0.5, "warmup_ms": 1}, "case")
-c = engine.OpenCase(spec)
+c = engine.OpenCase(spec, params)
 while c.status == "ok" and len(c.samples) < 3:
     c.sample()
 print(json.dumps(protocol.result_message(c)))
@@ -91,8 +87,10 @@ def test_a_timed_instance_that_goes_wrong_after_the_gate_fails_its_case(
     """The gate and the reference use fresh instances; the timed one drifts after 5 runs (far
     fewer than warm-up and calibration take), so only the check after sampling can catch it."""
     python = REPO / "runners" / "python" / ".venv" / "bin" / "python"
+    info = next(a for a in capabilities(py_runner)["algorithms"] if a["name"] == algorithm)
+    params = gate.case_params(info, {"seed": 1}, gate.Vectors()).to_json()
     done = subprocess.run(
-        [str(python), "-c", DRIFT, provider, algorithm, operation, str(size)],
+        [str(python), "-c", DRIFT, provider, algorithm, operation, str(size), json.dumps(params)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -131,3 +129,56 @@ def test_variants_switch_pycas_openssl_by_environment_and_pycryptodome_by_its_fl
     default = {p["name"]: p for p in json.loads(done.stdout)["providers"]}["pyca"]
     assert default["variant"] == "default" and default["code_path"]["OPENSSL_ia32cap"] == ""
     # (measuring in a served variant and refusing an unknown one: test_runner_protocol.py)
+
+
+FLIPPING = """
+import sys
+from cryptobench_pyrunner import providers, serve
+
+real = providers.provider_by_name(sys.argv[1])
+prepare = real.prepare
+
+def flipping(algorithm, operation, params):
+    inner = prepare(algorithm, operation, params)
+    def run(data):
+        out = inner(data)  # one bit of every output is wrong
+        return bytes([out[0] ^ 1]) + out[1:] if isinstance(out, bytes) and out else out
+    return run
+
+real.prepare = flipping
+sys.exit(serve.serve(sys.stdin, sys.stdout, None))
+"""
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "operation", "size"), [("aes-256-gcm", "encrypt", 64), ("ed25519", "sign", 64)]
+)
+def test_the_coordinators_gate_refuses_a_real_provider_with_wrong_output(
+    py_runner, algorithm, operation, size
+):
+    """pyca with one bit of every output flipped, served as the runner serves: the coordinator's
+    known-answer steps catch it before anything is timed."""
+    python = REPO / "runners" / "python" / ".venv" / "bin" / "python"
+    info = next(a for a in capabilities(py_runner)["algorithms"] if a["name"] == algorithm)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "runners" / "python")}
+    with subprocess.Popen(
+        [str(python), "-c", FLIPPING, "pyca"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as proc:
+        assert json.loads(proc.stdout.readline())["type"] == "hello"
+
+        def send(steps):
+            case = tiny_case("pyca", algorithm, operation, size)
+            proc.stdin.write(json.dumps({"cmd": "steps", "case": case, "steps": steps}) + "\n")
+            proc.stdin.flush()
+            return json.loads(proc.stdout.readline())
+
+        gated = gate.gate_case(
+            send, info, tiny_case("pyca", algorithm, operation, size), gate.Vectors(), set()
+        )
+        proc.stdin.close()
+    assert gated.status == "failed"
+    assert gated.reason.startswith("known-answer test ") and "failed for pyca" in gated.reason

@@ -4,7 +4,6 @@ small n, no timing assertions), its analysis on hand-made samples, storing and r
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -138,11 +137,12 @@ def test_html_section_and_summary_render(scenario):
     assert "h (s), thesis" in html and "25.609" in html
     assert "Heap at n = 3" in html and "Writing and reading 3 values" in html
     assert "master password" in html and "test cpu" in html
-    page = config_report.render_page(scenario, results)
-    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    text = figures.summary(results, scenario.info)
+    stored = (figures.to_figures(scenario), figures.stored_settings(scenario))
+    (section,) = config_report.sections(*stored)
+    assert section.key == "scenario-config" and section.html.count("<svg") == 2
+    text = figures.summary(*stored)
     assert "confcrypt/" in text and "wholefile" in text and "f, thesis" in text
-    json.dumps(figures.to_json(scenario, results))
+    assert text == figures.summary_of(results, scenario.info)
 
 
 def test_store_round_trip(scenario, tmp_path):
@@ -161,12 +161,12 @@ def test_store_round_trip(scenario, tmp_path):
         libraries=[],
         cases=[],
     )
-    figures.save(db, run_id, scenario)
-    loaded = figures.load(db, run_id)
-    assert loaded is not None
-    assert sorted(map(json.dumps, loaded.samples)) == sorted(
-        json.dumps({k: s[k] for k in ("scheme", "provider", "n", "direction", "run", "ns")})
-        for s in scenario.samples
+    db.add_figures(run_id, figures.to_figures(scenario))
+    loaded = figures.from_figures(db.figures(run_id), figures.stored_settings(scenario))
+    assert loaded.spec == scenario.spec and loaded.skipped == scenario.skipped
+    fields = ("scheme", "provider", "n", "direction", "run", "ns")
+    assert sorted(json.dumps(s, sort_keys=True) for s in loaded.samples) == sorted(
+        json.dumps({k: s[k] for k in fields}, sort_keys=True) for s in scenario.samples
     )
     assert loaded.analyse().medians == scenario.analyse().medians
     assert loaded.info == scenario.info and loaded.notes == scenario.notes
@@ -328,57 +328,51 @@ def test_find_driver_refuses_a_bad_env_value(monkeypatch, tmp_path):
         config_driver.find_driver()
 
 
-def test_load_run_of_a_run_without_the_scenario(tmp_path):
-    db = Store.open(tmp_path / "results.db")
-    assert figures.load(db, 1) is None
+def test_a_skipped_line_is_a_skipped_figure_and_comes_back():
+    skip = {"scheme": "compat", "provider": "nettle", "reason": "no PBKDF2-HMAC-SHA512"}
+    run = model.ScenarioRun(spec={"n": [1]}, skipped=[skip])
+    (figure,) = figures.to_figures(run)
+    assert figure.status == "skipped" and figure.reason == skip["reason"]
+    back = figures.from_figures([figure], figures.stored_settings(run))
+    assert back.skipped == [skip] and back.samples == [] and back.spec == {"n": [1]}
 
 
 # ---- the command, as cli.py runs it --------------------------------------------------------------
 
 
 def test_command_stores_prints_and_writes(driver, providers, native_runner, tmp_path, capsys):
-    import argparse
+    """Started from code (as `reproduce` does) with --report and --json-out: the run is stored as
+    figures, and the two files are byte for byte what `report N` and `export N -f json` write."""
+    from cryptobench import cli
+    from cryptobench.scenarios.base import Target
 
     if not shutil.which("gpg"):
         pytest.skip("gpg not installed")
     db_path = tmp_path / "results.db"
-    db = Store.open(db_path)
-    db.close()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--db", type=Path)
-    command.add_arguments(parser)
-    args = parser.parse_args(
-        [
-            "--n",
-            "1,2",
-            "--runs",
-            "1",
-            "-p",
-            ",".join(providers),
-            "--driver",
-            driver,
-            "--db",
-            str(db_path),
-            "--report",
-            str(tmp_path / "r.html"),
-            "--json-out",
-            str(tmp_path / "r.json"),
-            "--workdir",
-            str(tmp_path),
-        ]
+    options = command.Options(
+        n=(1, 2), runs=1, providers=",".join(providers), driver=driver, workdir=tmp_path
     )
-    assert command.command(args) == 0
+    target = Target(db=db_path, report=tmp_path / "r.html", json_out=tmp_path / "r.json")
+    started = command.start(options, target)
+    assert started.status == 0
     out = capsys.readouterr().out
     assert "Writing and reading a configuration of 2 values" in out
-    assert "stored as run 1" in out
+    assert f"stored as run {started.run_id}" in out
     db = Store.open(db_path)
-    assert db.run(1).status == "complete" and db.run(1).suite == model.STORE_SUITE
-    stored = figures.load(db, 1)
-    assert stored is not None and len(stored.samples) == stored.expected_samples()
-    assert stored.spec["providers"] == providers
+    info = db.run(started.run_id)
+    assert info.status == "complete" and info.suite == model.STORE_SUITE
+    stored = figures.from_figures(db.figures(started.run_id), info.settings["scenario"])
+    assert stored.samples and len(stored.samples) == stored.expected_samples()
+    assert stored.spec["providers"] == providers and stored.info["gpg"].startswith("gpg")
     assert "<svg" in (tmp_path / "r.html").read_text()
-    exported = json.loads((tmp_path / "r.json").read_text())
-    assert len(exported["samples"]) == len(stored.samples)
+    run = str(started.run_id)
+    assert cli.main(["report", run, "--db", str(db_path), "-o", str(tmp_path / "n.html")]) == 0
+    assert (tmp_path / "n.html").read_bytes() == (tmp_path / "r.html").read_bytes()
+    assert cli.main(["export", run, "--db", str(db_path), "-f", "json"]) == 0
+    exported = capsys.readouterr().out.split("\n", 1)[1]  # after report's "report: FILE"
+    assert exported.encode() == (tmp_path / "r.json").read_bytes()
+    times = [f for f in json.loads(exported)["figures"] if f["metric"] == "time"]
+    assert sum(len(f["values"]) for f in times) == len(stored.samples)
     # The work directory was removed after the run.
     assert not list(tmp_path.glob("cryptobench-config-*"))
 

@@ -17,19 +17,22 @@ DEMO = textwrap.dedent("""
 
     def add_arguments(p):
         p.add_argument("--value", type=float, default=2.0)
+        p.add_argument("--report")
+        p.add_argument("--json-out")
 
 
     def command(args):
-        from cryptobench import lifecycle, store
+        from types import SimpleNamespace
 
-        db = store.Store.open(args.db)
-        with lifecycle.scenario_run(
-            db, "demo", settings={}, argv=args.argv, machine={"hostname": "h"}, driver="demo"
-        ) as run_id:
+        from cryptobench.scenarios.base import Target, run_figure_scenario
+
+        def measure(db, run_id, ledger):
             db.add_figures(run_id, [Figure({"thing": "a"}, "speed", "MB/s",
                                            (args.value, args.value, args.value))])
-        print(f"stored as run {run_id}")
-        return 0
+
+        caps = SimpleNamespace(machine={"hostname": "h"})
+        target = Target.from_args(args)
+        return run_figure_scenario(SCENARIO, target, {}, measure, caps=caps).status
 
 
     SCENARIO = Scenario(
@@ -63,7 +66,9 @@ def test_a_scenario_package_registers_itself(demo_scenario, tmp_path, capsys):
     assert "demo" in capsys.readouterr().out
 
     db = str(tmp_path / "r.db")
-    assert cli.main(["demo", "--db", db, "--value", "3"]) == 0
+    own = [tmp_path / "own.html", tmp_path / "own.json"]
+    argv = ["demo", "--db", db, "--value", "3", "--report", str(own[0]), "--json-out", str(own[1])]
+    assert cli.main(argv) == 0
     assert cli.main(["scenario", "demo", "--db", db, "--value", "6"]) == 0
     capsys.readouterr()
 
@@ -75,10 +80,19 @@ def test_a_scenario_package_registers_itself(demo_scenario, tmp_path, capsys):
     capsys.readouterr()
     html = out.read_text()
     assert 'id="demo"' in html and "Demo section" in html and "demo figure" in html
+    assert out.read_bytes() == own[0].read_bytes()  # --report is `report N`, byte for byte
 
     assert cli.main(["export", "1", "--db", db, "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    text = capsys.readouterr().out
+    assert text.encode() == own[1].read_bytes()  # --json-out is `export N -f json`
+    doc = json.loads(text)
     assert doc["scenario"] == {"figures": 1} and doc["figures"][0]["median"] == 3.0
+
+    out = tmp_path / "x.json"
+    assert cli.main(["export", "1", "--db", db, "-f", "gbench", "-o", str(out)]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "scenario run" in err and "json, csv, md" in err and len(err.splitlines()) == 1
+    assert not out.exists()
 
     assert cli.main(["compare", "1", "2", "--db", db]) == 0
     text = capsys.readouterr().out

@@ -128,3 +128,15 @@ def test_mann_whitney_is_symmetric_and_sees_no_difference_in_one_distribution():
     assert stats.mann_whitney_u(a, b).p == pytest.approx(stats.mann_whitney_u(b, a).p)
     assert stats.mann_whitney_u(a, b).p > 0.01
     assert stats.mann_whitney_u(a, b * 1.2).p < 1e-4
+
+
+def test_bootstrap_intervals_of_many_rows_are_each_rows_own():
+    """serve's history draws every point's interval in one call: each must be exactly the one
+    bootstrap_median_ci gives that point alone."""
+    for n in (11, 12, 2, 21):
+        x = np.random.default_rng(n).lognormal(5, 0.1, size=(40, n))
+        x[0] = np.round(x[0])  # ties
+        low, high = stats.bootstrap_median_cis(x)
+        assert [stats.bootstrap_median_ci(row) for row in x] == list(
+            zip(low.tolist(), high.tolist(), strict=True)
+        )

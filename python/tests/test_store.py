@@ -280,3 +280,62 @@ def test_a_figures_repetitions_stored_one_at_a_time_are_read_as_one_figure(tmp_p
     assert got[0].median == 200.0
     assert got[2].status == "ok" and got[2].extra["not_ok"] == ["skipped: too fast"]
     assert (got[3].status, got[3].reason) == ("skipped", "no tool")
+
+
+def test_a_config_run_in_the_old_tables_opens_as_figures(tmp_path):
+    """A file whose config run was stored in the config scenario's own tables (schema 4 to
+    Alembic 0008) opens as figures: the store keeps no table for one scenario, and the run
+    shows as it did, with the samples per run, the heap, the skip and the driver's facts."""
+    from cryptobench.scenarios import registry
+    from cryptobench.scenarios.base import settings_of
+    from cryptobench.scenarios.config.figures import from_figures
+
+    path = tmp_path / "v4.db"
+    conn = sqlite3.connect(path)
+    for step in store.MIGRATIONS[:4]:
+        conn.executescript(step)
+    conn.execute("PRAGMA user_version = 4")
+    spec = {"schemes": ["plain", "compat"], "providers": ["openssl", "nettle"], "n": [1, 10],
+            "runs": 2, "driver": "/x/confcrypt-bench"}  # fmt: skip
+    old = {"name": "config", "spec": spec, "info": {"gpg": "gpg (GnuPG) 2.2.40"},
+           "skipped": [{"scheme": "compat", "provider": "nettle", "reason": "no pbkdf2"}],
+           "notes": {"plain": ["a note"]}, "extrapolate": {}}  # fmt: skip
+    conn.execute(
+        "INSERT INTO runs (id, started_at, status, suite, settings, argv, cryptobench_version,"
+        " runner, runner_version, runner_path) VALUES (1, '2026-01-01T00:00:00+00:00',"
+        " 'complete', 'scenario:config', ?, '[]', '0.1.0', 'confcrypt-bench', '0.1.0', '/x')",
+        (json.dumps({"scenario": old}),),
+    )
+    rows = [
+        (scheme, provider, n, direction, run, (1000 if scheme == "plain" else 9000) * n + run)
+        for scheme, provider in (("plain", ""), ("compat", "openssl"))
+        for n in (1, 10)
+        for direction in ("write", "read")
+        for run in (1, 0)  # stored out of run order: read back in it
+    ]
+    conn.executemany(
+        "INSERT INTO scenario_samples (run_id, scheme, provider, n, direction, run_index, ns)"
+        " VALUES (1, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    conn.execute(
+        "INSERT INTO scenario_heap (run_id, scheme, provider, n, direction, allocs, bytes,"
+        " peak_live_bytes) VALUES (1, 'compat', 'openssl', 10, 'read', 40, 4096, 1024)"
+    )
+    conn.commit()
+    conn.close()
+
+    db = store.Store.open(path)
+    assert not {"scenario_samples", "scenario_heap"} & set(db._tables())
+    config = registry()["config"]
+    stored = config.stored(db, 1)
+    assert settings_of(stored) == {**spec, **{k: old[k] for k in ("info", "notes", "extrapolate")}}
+    run = from_figures(stored.figures, settings_of(stored))
+    assert sorted(
+        (s["scheme"], s["n"], s["direction"], s["run"], s["ns"]) for s in run.samples
+    ) == (sorted((r[0], r[2], r[3], r[4], r[5]) for r in rows))
+    assert run.heap == [{"scheme": "compat", "provider": "openssl", "n": 10, "direction": "read",
+                         "allocs": 40.0, "bytes": 4096.0, "peak_live_bytes": 1024.0}]  # fmt: skip
+    assert run.skipped == old["skipped"] and run.info == old["info"]
+    text = config.summary(stored)
+    assert "compat/openssl" in text and "skipped compat/nettle: no pbkdf2" in text

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,12 @@ var benchCases = []CaseSpec{
 	{ID: "gcm", Provider: "go", Operation: "encrypt", Algorithm: "aes-256-gcm", Size: 16384},
 	{ID: "sha256", Provider: "go", Operation: "hash", Algorithm: "sha256", Size: 1024},
 	{ID: "chacha", Provider: "go-x", Operation: "encrypt", Algorithm: "chacha20-poly1305", Size: 16384},
+}
+
+// symmetricParams: what the coordinator sends a symmetric case: key and IV from ByteStream(seed).
+func symmetricParams(info *AlgorithmInfo, seed uint64) msg {
+	s := NewByteStream(seed)
+	return msg{"key": hex.EncodeToString(s.Bytes(info.KeyBytes)), "iv": hex.EncodeToString(s.Bytes(info.IVBytes))}
 }
 
 // Rounds of about 0.25 s for each harness: the engine's 11 samples of 25 ms, testing.B with
@@ -32,7 +39,7 @@ func commandBench(out io.Writer) int {
 	for _, spec := range benchCases {
 		spec.Input, spec.Samples, spec.TargetSampleMS, spec.WarmupMS = "random", 11, 25, 200
 		spec.HeapIterations, spec.Seed, spec.Agreement, spec.Batch = 1, 1, false, 1
-		c := openCase(spec)
+		c := openCase(spec, symmetricParams(findAlgorithm(spec.Algorithm), spec.Seed))
 		if c.Status != statusOK {
 			fmt.Fprintf(out, "%s: %s %s\n", spec.ID, c.Status, c.Reason)
 			return 1

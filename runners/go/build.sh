@@ -5,7 +5,6 @@
 # (CI=true) it exits 1 instead: there every runner must build.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 dest=$1
 want=go1.26.8 # the Go this module is built and tested with (go.mod asks for 1.26 or newer)
 target=$dest/cryptobench-runner-go
@@ -53,8 +52,7 @@ fi
 cd "$here" || absent "no $here"
 # go generate copies the catalogue (catalogue/algorithms.json) into build/ for go:embed (types.go).
 out=$(nice "$GO" generate . 2>&1) || absent "go generate (the catalogue copy) failed: $out"
-if ! out=$(GOFLAGS=-mod=readonly nice "$GO" build -trimpath \
-    -ldflags "-X main.defaultVectorsDir=$root/vectors" -o "$target.tmp" . 2>&1); then
+if ! out=$(GOFLAGS=-mod=readonly nice "$GO" build -trimpath -o "$target.tmp" . 2>&1); then
   rm -f "$target.tmp"
   absent "go build failed (is the Go module proxy reachable?): $(echo "$out" | tail -3 | tr '\n' ' ')"
 fi

@@ -41,24 +41,18 @@ type Sample struct {
 	Ticks      uint64 `json:"ticks"`
 }
 
-type GateReport struct {
-	OK        bool
-	Reason    string
-	KAT       string
-	Roundtrip string
-	Agreement string
-	Lax       string
-}
-
 // Heap figures from runtime.MemStats: Mallocs, Frees and TotalAlloc count every heap allocation
 // of the Go runtime (the library's and the runner's alike), so they are the native heap counter's
-// equivalent. Peak live heap is not tracked by the runtime and is left out.
+// equivalent. Peak live heap is not tracked by the runtime and is left out. The resident set
+// across the heap pass (rss.go) is null where it is not measured.
 type HeapFigures struct {
 	AllocsPerOp   float64 `json:"allocs_per_op"`
 	FreesPerOp    float64 `json:"frees_per_op"`
 	BytesPerOp    float64 `json:"bytes_per_op"`
 	PrepareAllocs uint64  `json:"prepare_allocs"`
 	PrepareBytes  uint64  `json:"prepare_bytes"`
+	RSSBeforeKB   *int64  `json:"rss_before_kb"`
+	RSSPeakKB     *int64  `json:"rss_peak_kb"`
 }
 
 // Layout: where the measured buffers lie (protocol.md, result "layout").
@@ -87,7 +81,6 @@ type OpenCase struct {
 	Spec          CaseSpec
 	Status        string
 	Reason        string
-	Gate          GateReport
 	Iterations    uint64
 	CalibrationNS uint64
 	Samples       []Sample
@@ -147,9 +140,10 @@ func pageAligned(n int) []byte {
 
 func roundUp(n, to int) int { return (n + to - 1) / to * to }
 
-func openCase(spec CaseSpec) *OpenCase {
+// openCase: a case the coordinator gated, opened with its params (docs/protocol.md, "Who gates").
+func openCase(spec CaseSpec, params any) *OpenCase {
 	c := &OpenCase{Spec: spec}
-	err := c.open()
+	err := c.open(params)
 	var u *Unsupported
 	switch {
 	case err == nil:
@@ -165,67 +159,79 @@ func openCase(spec CaseSpec) *OpenCase {
 	return c
 }
 
-// resolve checks what makes a case unsupported before any library work (engine.cpp, open()).
+// resolve checks what makes a parsed case unsupported before any library work (engine.cpp).
 func resolve(spec *CaseSpec) (*AlgorithmInfo, Provider, error) {
-	info := findAlgorithm(spec.Algorithm)
-	if info == nil {
-		return nil, nil, unsupported("unknown algorithm %s", spec.Algorithm)
-	}
-	if !info.hasOp(spec.Operation) {
-		return nil, nil, unsupported("%s does not apply to %s", spec.Operation, spec.Algorithm)
-	}
 	p := providerByName(spec.Provider)
-	if p == nil {
-		return nil, nil, unsupported("unknown provider %s", spec.Provider)
-	}
 	if spec.Variant != "" && spec.Variant != currentVariant {
 		return nil, nil, unsupported("this runner runs %s as variant '%s'; start one with "+
 			"--variant %s=%s", spec.Provider, currentVariant, spec.Provider, spec.Variant)
 	}
 	spec.Variant = currentVariant
-	if !offers(p, spec.Algorithm) {
-		return nil, nil, unsupported("%s does not offer %s", spec.Provider, spec.Algorithm)
+	if why := notOffered(p)[spec.Algorithm]; why != "" {
+		return nil, nil, unsupported("%s", why)
 	}
-	return info, p, nil
+	return findAlgorithm(spec.Algorithm), p, nil
 }
 
-func (c *OpenCase) open() error {
+// caseInput: the case's own input: the message, or nothing for key generation and agreement.
+func caseInput(spec CaseSpec, info *AlgorithmInfo) []byte {
+	if spec.Operation == "keygen" || info.Kind == "key-agreement" {
+		return []byte{}
+	}
+	return makeInput(spec.Input, int(spec.Size), spec.Seed)
+}
+
+// runOne prepares one operation and runs it once on in.
+func runOne(p Provider, alg, op string, params Params, in []byte) ([]byte, error) {
+	prepared, err := p.Prepare(alg, op, params)
+	if err != nil {
+		return nil, err
+	}
+	out, err := prepared.Run(in, make([]byte, len(in)+1024))
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), out...), nil
+}
+
+func (c *OpenCase) open(raw any) error {
 	info, p, err := resolve(&c.Spec)
 	if err != nil {
 		return err
 	}
-	if info.Kind == "kdf" || isPublicKey(info.Kind) {
-		return c.openPublicKey(p, info)
+	if _, ok := raw.(map[string]any); !ok {
+		return errors.New("params: missing (the coordinator sends the case's parameters)")
 	}
-	size := int(c.Spec.Size)
-	if size < info.MinSize || size%info.BlockBytes != 0 {
-		return unsupported("%s needs messages of at least %d bytes in multiples of %d",
-			info.Name, info.MinSize, info.BlockBytes)
-	}
-	if len(c.Spec.Cost) > 0 {
-		return unsupported("%s takes no cost parameters", info.Name)
-	}
-	stream := NewByteStream(c.Spec.Seed)
-	params := Params{Key: stream.Bytes(info.KeyBytes), IV: stream.Bytes(info.IVBytes)}
-	if info.Kind == "aead" {
-		params.AAD = stream.Bytes(int(c.Spec.AADBytes))
-	}
-	plaintext := makeInput(c.Spec.Input, size, c.Spec.Seed)
-	if c.Gate, err = runGate(p, info, c.Spec.Operation, plaintext, params); err != nil {
+	params, err := resolver{}.params(raw)
+	if err != nil {
 		return err
 	}
-	if !c.Gate.OK {
-		return errors.New(c.Gate.Reason)
+	publicKey := info.Kind == "kdf" || isPublicKey(info.Kind)
+	plaintext := caseInput(c.Spec, info)
+	size := len(plaintext)
+	room := kSlack + info.TagBytes
+	encrypting := params
+	if publicKey {
+		room, encrypting.Keypair = 1024+kSlack, params.Public
+	}
+	switch {
+	case c.Spec.Operation == "verify": // this provider's signature of the message
+		if params.Signature, err = runOne(p, info.Name, "sign", params, plaintext); err != nil {
+			return err
+		}
+		params.Keypair = params.Public
+	case c.Spec.Operation == "encrypt" && publicKey:
+		params.Keypair = params.Public
 	}
 	// The measured input: the plaintext, or for decryption this provider's ciphertext of it.
 	input := plaintext
 	inplace := c.Spec.Inplace && (info.Kind == "cipher" || info.Kind == "aead")
 	if c.Spec.Operation == "decrypt" {
-		enc, err := p.Prepare(info.Name, "encrypt", params)
+		enc, err := p.Prepare(info.Name, "encrypt", encrypting)
 		if err != nil {
 			return err
 		}
-		ct, err := enc.Run(plaintext, make([]byte, size+info.TagBytes+kSlack))
+		ct, err := enc.Run(plaintext, make([]byte, size+room))
 		if err != nil {
 			return err
 		}
@@ -272,7 +278,7 @@ func (c *OpenCase) open() error {
 				": measured out of place"
 		}
 	}
-	c.allocateBuffers(input, kSlack, inplace)
+	c.allocateBuffers(input, room, inplace)
 	return c.measureHeapAndCalibrate(p, info, params)
 }
 
@@ -362,13 +368,7 @@ func readMem() runtime.MemStats {
 func (c *OpenCase) measureHeapAndCalibrate(p Provider, info *AlgorithmInfo, params Params) error {
 	before := readMem()
 	var err error
-	if c.Spec.Operation == "keygen" {
-		alg := info.Name
-		c.op = OpFunc(func(in, out []byte) ([]byte, error) {
-			_, err := p.GenerateKey(alg)
-			return nil, err
-		})
-	} else if c.op, err = p.Prepare(info.Name, c.Spec.Operation, params); err != nil {
+	if c.op, err = p.Prepare(info.Name, c.Spec.Operation, params); err != nil {
 		return err
 	}
 	after := readMem()
@@ -394,11 +394,13 @@ func (c *OpenCase) measureHeapAndCalibrate(p Provider, info *AlgorithmInfo, para
 	if c.Spec.Operation == "keygen" && heapOps > 2 {
 		heapOps = 2
 	}
+	resident := startPeakPass()
 	before = readMem()
 	if err := c.runOps(heapOps); err != nil {
 		return err
 	}
 	after = readMem()
+	resident.end(&c.Heap)
 	n := float64(heapOps)
 	c.Heap.AllocsPerOp = float64(after.Mallocs-before.Mallocs) / n
 	c.Heap.FreesPerOp = float64(after.Frees-before.Frees) / n

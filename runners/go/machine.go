@@ -1,55 +1,15 @@
-// The machine record and the runtime facts of this runner (machine.cpp's fields plus go_version).
+// The runtime facts of this runner: its Go, its TSC rate and the code path under its providers.
 package main
 
 import (
-	"bufio"
 	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/cpu"
 )
-
-func cpuinfoField(key string) string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-func osName() string {
-	data, _ := os.ReadFile("/etc/os-release")
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "PRETTY_NAME="); ok {
-			return strings.Trim(v, `"`)
-		}
-	}
-	return "unknown"
-}
-
-func utsString(a [65]int8) string {
-	var b []byte
-	for _, c := range a {
-		if c == 0 {
-			break
-		}
-		b = append(b, byte(c))
-	}
-	return string(b)
-}
 
 var tscHzCache float64
 
@@ -64,26 +24,16 @@ func tscHz() float64 {
 	return tscHzCache
 }
 
+// machineRecord: what only this process knows, its runtime and its clock; the machine itself
+// (CPU, kernel, OS) is the native runner's record (docs/protocol.md, "capabilities").
 func machineRecord() msg {
-	flags := strings.Fields(cpuinfoField("flags"))
-	var u syscall.Utsname
-	_ = syscall.Uname(&u)
-	m := msg{
-		"cpu_model": cpuinfoField("model name"), "cpu_flags": flags, "cores": runtime.NumCPU(),
-		"kernel":   utsString(u.Sysname) + " " + utsString(u.Release) + " " + utsString(u.Machine),
-		"hostname": utsString(u.Nodename), "os": osName(), "compiler": runtime.Version(),
-		"go_version": runtime.Version(), "tsc_invariant": contains(flags, "constant_tsc") && contains(flags, "nonstop_tsc"),
-		"tsc_note": "TSC ticks count reference cycles at a constant rate, not core clock cycles",
-		"governor": nil,
-	}
+	m := msg{"compiler": runtime.Version(), "go_version": runtime.Version(),
+		"tsc_note": "TSC ticks count reference cycles at a constant rate, not core clock cycles"}
 	if hz := tscHz(); hz > 0 {
 		m["tsc_hz"] = math.Round(hz)
 	} else {
 		m["tsc_hz"] = nil
 		m["tsc_note"] = "no TSC read on " + runtime.GOARCH + ": ticks are 0"
-	}
-	if g, err := os.ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); err == nil {
-		m["governor"] = strings.TrimSpace(string(g))
 	}
 	return m
 }

@@ -4,11 +4,9 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,8 +14,7 @@ import (
 )
 
 const usage = `usage: cryptobench-runner-go list  [--variant P=V]...
-       cryptobench-runner-go serve [--variant P=V]... [--cpu N|--no-pin] [--vectors DIR]
-       cryptobench-runner-go check [--provider P]... [--vectors DIR]
+       cryptobench-runner-go serve [--variant P=V]... [--cpu N|--no-pin]
        cryptobench-runner-go bench [--no-pin]   (fidelity against testing.B)
 Protocol and message formats: docs/protocol.md
 `
@@ -42,11 +39,10 @@ func providerNames() []string {
 }
 
 type options struct {
-	command   string
-	providers []string
-	cpu       int
-	pin       bool
-	variant   string // "" when no --variant was given
+	command string
+	cpu     int
+	pin     bool
+	variant string // "" when no --variant was given
 }
 
 type usageError struct{ msg string }
@@ -56,15 +52,15 @@ func (e *usageError) Error() string { return e.msg }
 func parseArgs(args []string) (options, error) {
 	o := options{cpu: -1, pin: true}
 	if len(args) < 1 {
-		return o, &usageError{"missing command (list, serve, check, bench)"}
+		return o, &usageError{"missing command (list, serve, bench)"}
 	}
 	o.command = args[0]
 	switch o.command {
 	case "-h", "--help":
 		return o, nil
-	case "list", "serve", "check", "bench":
+	case "list", "serve", "bench":
 	default:
-		return o, &usageError{fmt.Sprintf("unknown command '%s' (list, serve, check, bench)", o.command)}
+		return o, &usageError{fmt.Sprintf("unknown command '%s' (list, serve, bench)", o.command)}
 	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -98,15 +94,6 @@ func parseArgs(args []string) (options, error) {
 					o.variant, variant)}
 			}
 			o.variant = variant
-		case a == "--provider" && o.command == "check":
-			v, err := value()
-			if err != nil {
-				return o, err
-			}
-			if providerByName(v) == nil {
-				return o, &usageError{fmt.Sprintf("--provider: unknown provider '%s'", v)}
-			}
-			o.providers = append(o.providers, v)
 		case a == "--cpu":
 			v, err := value()
 			if err != nil {
@@ -119,12 +106,6 @@ func parseArgs(args []string) (options, error) {
 			o.cpu = n
 		case a == "--no-pin":
 			o.pin = false
-		case a == "--vectors":
-			v, err := value()
-			if err != nil {
-				return o, err
-			}
-			vectorsDirFlag = v
 		case a == "-h" || a == "--help":
 			o.command = "--help"
 		default:
@@ -187,97 +168,35 @@ func pin(o options) (int, error) {
 }
 
 func capabilities() msg {
-	offered := map[string]bool{}
+	names := map[string]bool{}
 	var provs []msg
 	machine := machineRecord()
 	libs := msg{}
 	for _, p := range providers {
-		var algs []msg
-		for _, a := range p.Algorithms() {
-			offered[a] = true
+		algs, missing := []msg{}, msg{}
+		for _, a := range offered(p) {
+			names[a] = true
 			algs = append(algs, msg{"name": a, "operations": findAlgorithm(a).Operations})
 		}
+		for a, why := range notOffered(p) {
+			if why != "" {
+				missing[a] = why
+			}
+		}
 		provs = append(provs, msg{"name": p.Name(), "version": p.Version(), "variant": currentVariant,
-			"variants":   variantsJSON(),
-			"algorithms": algs, "code_path": p.CodePath()})
+			"variants": variantsJSON(), "algorithms": algs, "not_offered": missing,
+			"code_path": p.CodePath()})
 		libs[p.Name()] = p.Version()
 	}
 	machine["libraries"] = libs
 	var algs []AlgorithmInfo
 	for _, a := range catalogue {
-		if offered[a.Name] {
+		if names[a.Name] {
 			algs = append(algs, a)
 		}
 	}
-	return msg{"type": "capabilities", "schema": schema, "runner": runnerName,
+	return msg{"type": "capabilities", "schema": schema, "runner": runnerName, "gate": gate,
 		"runner_version": runnerVersion, "machine": machine, "algorithms": algs, "providers": provs}
-}
-
-// commandCheck: the gate for every provider × algorithm × operation (protocol.cpp, command_check).
-func commandCheck(names []string, out io.Writer) int {
-	if len(names) == 0 {
-		names = providerNames()
-	}
-	sort.Strings(names)
-	var t totals
-	for _, name := range names {
-		p := providerByName(name)
-		for _, alg := range p.Algorithms() {
-			info := findAlgorithm(alg)
-			n := 1000
-			if info.BlockBytes > 1 {
-				n = 1024
-			}
-			stream := NewByteStream(7)
-			params := Params{Key: stream.Bytes(info.KeyBytes), IV: stream.Bytes(info.IVBytes)}
-			input := stream.Bytes(n)
-			pk := info.Kind == "kdf" || isPublicKey(info.Kind)
-			if pk {
-				input = input[:32]
-				spec := CaseSpec{Seed: 1, Cost: cheapCost(info)}
-				var err error
-				if params, err = caseParams(info, &spec); err != nil {
-					params = Params{}
-				}
-			}
-			for _, op := range info.Operations {
-				var g GateReport
-				var err error
-				if pk {
-					g, err = runPkGate(p, info, op, input, params)
-				} else {
-					g, err = runGate(p, info, op, input, params)
-				}
-				status := statusFailed
-				if err != nil {
-					g.Reason, status = err.Error(), statusUnsupported
-				} else if g.OK {
-					status = statusOK
-				}
-				t.count(status)
-				emit(out, msg{"type": "check", "provider": name, "variant": currentVariant, "algorithm": alg,
-					"operation": op, "status": status, "reason": g.Reason, "gate": gateJSON(g)})
-			}
-		}
-	}
-	emit(out, t.message())
-	if t.failed > 0 {
-		return 1
-	}
-	return 0
-}
-
-// cheapCost: gate_pk.cpp, cheap_kdf_params.
-func cheapCost(info *AlgorithmInfo) map[string]uint64 {
-	switch {
-	case strings.HasPrefix(info.Name, "pbkdf2"):
-		return map[string]uint64{"iterations": 1000}
-	case info.Name == "scrypt":
-		return map[string]uint64{"N": 1024, "r": 8, "p": 1}
-	case info.Name == "argon2id":
-		return map[string]uint64{"t": 2, "m": 1024, "p": 1}
-	}
-	return map[string]uint64{}
 }
 
 func main() {
@@ -300,8 +219,6 @@ func main() {
 		case "list":
 			emit(os.Stdout, capabilities())
 			return
-		case "check":
-			os.Exit(commandCheck(o.providers, os.Stdout))
 		}
 		var cpu int
 		if cpu, err = pin(o); err == nil {

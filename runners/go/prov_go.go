@@ -54,12 +54,17 @@ var goAlgorithms = func() []string {
 
 func (goStd) Name() string                { return "go" }
 func (goStd) Version() string             { return runtime.Version() }
-func (goStd) Algorithms() []string        { return goAlgorithms }
 func (goStd) CodePath() map[string]string { return goCodePath() }
 
 func (g goStd) Prepare(alg, op string, p Params) (Op, error) {
 	if !contains(goAlgorithms, alg) {
 		return nil, unsupported("go does not offer %s", alg)
+	}
+	if op == "keygen" {
+		return OpFunc(func(in, out []byte) ([]byte, error) {
+			_, err := g.GenerateKey(alg)
+			return nil, err
+		}), nil
 	}
 	info := findAlgorithm(alg)
 	switch info.Kind {

@@ -19,11 +19,7 @@ import (
 
 type goX struct{}
 
-var goXAlgorithms = []string{"chacha20", "xchacha20", "salsa20", "xsalsa20", "chacha20-poly1305",
-	"xchacha20-poly1305", "blake2b-512", "ripemd160", "scrypt", "argon2id"}
-
 func (goX) Name() string                { return "go-x" }
-func (goX) Algorithms() []string        { return goXAlgorithms }
 func (goX) CodePath() map[string]string { return goCodePath() }
 
 // Version: the golang.org/x/crypto module version this binary was built with.

@@ -60,6 +60,20 @@ func (a *AlgorithmInfo) hasOp(op string) bool {
 	return false
 }
 
+func (a *AlgorithmInfo) minSize() int {
+	if a == nil {
+		return 0
+	}
+	return a.MinSize
+}
+
+func (a *AlgorithmInfo) block() int {
+	if a == nil {
+		return 1
+	}
+	return a.BlockBytes
+}
+
 func isPublicKey(kind string) bool {
 	return kind == "keypair" || kind == "signature" || kind == "pk-encryption" || kind == "key-agreement"
 }
@@ -71,6 +85,7 @@ type KeyParts map[string][]byte
 type Params struct {
 	Key, IV, AAD []byte
 	Keypair      KeyParts
+	Public       KeyParts // open's params: the test key's public parts
 	Peer         KeyParts
 	Signature    []byte
 	Salt, Info   []byte
@@ -80,7 +95,8 @@ type Params struct {
 }
 
 // Op is one prepared operation: Run does one operation on in, writing into out when it can, and
-// returns the output. It must restart every time (the gate runs it twice).
+// returns the output (keygen: generates one key, returns nothing). It must restart every time
+// (the gate runs it twice).
 type Op interface {
 	Run(in, out []byte) ([]byte, error)
 }
@@ -90,11 +106,12 @@ type OpFunc func(in, out []byte) ([]byte, error)
 
 func (f OpFunc) Run(in, out []byte) ([]byte, error) { return f(in, out) }
 
-// Provider is one library binding (provider.hpp, Provider).
+// Provider is one library binding (provider.hpp, Provider). Prepare returns an Unsupported error
+// for what the provider does not offer before it reads any parameter: that is how the runner
+// probes what it offers (docs/protocol.md, "What a provider offers").
 type Provider interface {
 	Name() string
 	Version() string
-	Algorithms() []string
 	Prepare(alg string, op string, p Params) (Op, error)
 	GenerateKey(alg string) (KeyParts, error)
 	CodePath() map[string]string

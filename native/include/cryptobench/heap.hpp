@@ -38,10 +38,14 @@ Counters stop();
 // Resident set of this process in KiB (VmRSS), -1 when /proc is unreadable.
 int64_t rss_kb();
 // Resets the resident high-water mark to the current resident set (writes 5 to
-// /proc/self/clear_refs); false when the kernel does not allow it.
+// /proc/self/clear_refs); false when the kernel does not allow it. The mark it clears is kept
+// first, for lifetime_rss_peak_kb.
 bool reset_rss_peak();
 // The resident high-water mark (VmHWM) in KiB since the last reset, -1 when unreadable.
 int64_t rss_peak_kb();
+// The process's resident peak over its life in KiB, across every reset (what getrusage's
+// ru_maxrss would say without them).
+int64_t lifetime_rss_peak_kb();
 // Minor page faults of this process so far (getrusage ru_minflt).
 uint64_t minor_faults();
 

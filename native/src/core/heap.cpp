@@ -256,7 +256,18 @@ Counters stop() {
 
 int64_t rss_kb() { return status_kb("VmRSS:"); }
 
+namespace {
+std::atomic<int64_t> g_lifetime_rss_peak_kb{0};
+
+void fold_rss_peak(int64_t kb) {
+  int64_t seen = g_lifetime_rss_peak_kb.load();
+  while (kb > seen && !g_lifetime_rss_peak_kb.compare_exchange_weak(seen, kb)) {
+  }
+}
+}  // namespace
+
 bool reset_rss_peak() {
+  fold_rss_peak(rss_peak_kb());
   const int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
   if (fd < 0) return false;
   const bool ok = ::write(fd, "5", 1) == 1;
@@ -265,6 +276,13 @@ bool reset_rss_peak() {
 }
 
 int64_t rss_peak_kb() { return status_kb("VmHWM:"); }
+
+int64_t lifetime_rss_peak_kb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  fold_rss_peak(ru.ru_maxrss);
+  return g_lifetime_rss_peak_kb.load();
+}
 
 uint64_t minor_faults() {
   rusage ru{};

@@ -11,6 +11,7 @@
 
 #include "cryptobench/agreement.hpp"
 #include "cryptobench/gate.hpp"
+#include "cryptobench/heap.hpp"
 #include "cryptobench/hexutil.hpp"
 #include "cryptobench/machine.hpp"
 #include "cryptobench/stats.hpp"
@@ -21,11 +22,8 @@ using nlohmann::json;
 
 namespace {
 
-long max_rss_kb() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
-}
+// Not getrusage's ru_maxrss alone: each case's heap pass resets the high-water mark it reads.
+long max_rss_kb() { return static_cast<long>(heap::lifetime_rss_peak_kb()); }
 
 const std::set<std::string>& case_fields() {
   static const std::set<std::string> fields = {
@@ -350,6 +348,8 @@ json result_message(const OpenCase& c) {
                     {"median_ticks", s.median_ticks},
                     {"ticks_per_byte", s.ticks_per_byte}};
     const HeapFigures& h = c.heap();
+    // -1: unreadable, or the kernel refused the reset; null says "not measured", never a figure.
+    const auto kb_or_null = [](int64_t kb) { return kb < 0 ? json() : json(kb); };
     r["heap"] = {{"allocs_per_op", h.allocs_per_op},
                  {"frees_per_op", h.frees_per_op},
                  {"bytes_per_op", h.bytes_per_op},
@@ -359,8 +359,8 @@ json result_message(const OpenCase& c) {
                  {"mmaps_per_op", h.mmaps_per_op},
                  {"mmap_bytes_per_op", h.mmap_bytes_per_op},
                  {"minor_faults_per_op", h.minor_faults_per_op},
-                 {"rss_before_kb", h.rss_before_kb},
-                 {"rss_peak_kb", h.rss_peak_kb}};
+                 {"rss_before_kb", kb_or_null(h.rss_before_kb)},
+                 {"rss_peak_kb", kb_or_null(h.rss_peak_kb)}};
     r["rewarms"] = c.rewarms();
     const ClockCheck& k = c.clock_check();
     r["clock"] = {{"ghz_open", k.ghz_open}, {"ghz_close", k.ghz_close}};

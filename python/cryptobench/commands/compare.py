@@ -94,8 +94,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _compare_scenario_runs(db, scenario, run_a, run_b, args: argparse.Namespace) -> int:
-    a = scenario.comparable_figures(scenario.stored(db, run_a.run.id))
-    b = scenario.comparable_figures(scenario.stored(db, run_b.run.id))
+    a = scenario.stored(db, run_a.run.id).figures
+    b = scenario.stored(db, run_b.run.id).figures
     threshold = (args.threshold if args.threshold is not None else 5.0) / 100
     comparisons = compare_figures(a, b, threshold, args.alpha)
     rows = []

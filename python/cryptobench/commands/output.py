@@ -45,12 +45,12 @@ def _export_formats() -> list[str]:
 
 
 def render_report(db: store.Store, run_id: int, size: int | None = None) -> str:
-    """The HTML report of any run: the core's sections, or the scenario's that stored it."""
-    results = analysis.load(db, run_id)
-    scenario = scenarios.for_suite(results.run.suite)
+    """The HTML report of any run: the core's sections, or the scenario's that stored it (the
+    same page as the scenario's --report)."""
+    scenario = scenarios.for_suite(db.run(run_id).suite)
     if scenario is None:
-        return report.render(results, size=size)
-    return report.render(results, extra=scenario.report_sections(scenario.stored(db, run_id)))
+        return report.render(analysis.load(db, run_id), size=size)
+    return scenario.report_page(db, run_id)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -63,16 +63,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def render_export(db: store.Store, run_id: int, fmt: str, with_samples: bool) -> str:
-    from cryptobench.export import FORMATS, figures
+    """Any run as `fmt`: a scenario run as its scenario exports it (the same document as its
+    --json-out), refusing a format that does not fit it."""
+    from cryptobench.export import FORMATS
 
-    results = analysis.load(db, run_id)
-    scenario = scenarios.for_suite(results.run.suite)
+    scenario = scenarios.for_suite(db.run(run_id).suite)
     if scenario is None:
-        return FORMATS[fmt](results, with_samples)
-    stored = scenario.stored(db, run_id)
-    return figures.render(
-        fmt, results, scenario.comparable_figures(stored), scenario.to_json(stored)
-    )
+        return FORMATS[fmt](analysis.load(db, run_id), with_samples)
+    return scenario.export(db, run_id, fmt)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -5,8 +5,10 @@ import argparse
 from pathlib import Path
 
 from cryptobench import papers, reproductions, scenarios
+from cryptobench.criteria import Claim, complete, tally, tally_text
 from cryptobench.files import write_file
-from cryptobench.scenarios.base import Reproduction
+from cryptobench.report.reproduction import Reproduction
+from cryptobench.scenarios.base import Target
 
 
 def register(sub, db: argparse.ArgumentParser) -> None:
@@ -23,15 +25,26 @@ def register(sub, db: argparse.ArgumentParser) -> None:
     c.set_defaults(func=cmd_reproduce)
 
 
-def reproduce_one(number: str, args: argparse.Namespace) -> Reproduction:
+def reproduce_one(number: str, target: Target, quick: bool) -> Reproduction:
+    """Repeats one paper: the scenario (or core reproduction) that repeats it, started from
+    code with the run stored in `target`."""
     paper = papers.PAPERS[number]
     for scenario in scenarios.for_paper(number):
         if scenario.reproduce is not None:
-            return scenario.reproduce(args)
+            return scenario.reproduce(target, quick)
     if number in reproductions.CORE:  # a paper a core run repeats (not a scenario)
-        return reproductions.CORE[number](args)
+        return reproductions.CORE[number](target, quick)
     reason = f"nothing in this cryptobench repeats it yet ({paper.repeated_by} is not available)"
     return Reproduction(number, paper.title, [], "", [], not_reproduced=[reason])
+
+
+def claim_text(c: Claim) -> str:
+    who = "ours, not counted" if c.ours_only else c.source
+    return (
+        f"\n* {c.claim} [{who}]: {c.verdict}"
+        + (f" ({c.reason})" if c.reason else "")
+        + f"\n  paper:     {c.paper}\n  criterion: {c.criterion}\n  ours:      {c.ours}"
+    )
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -40,15 +53,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for number in numbers:
         paper = papers.PAPERS[number]
         print(f"\n=== {number}: {paper.title} ({paper.year}) ===\n", flush=True)
-        rep = reproduce_one(number, args)
+        rep = reproduce_one(number, Target(db=args.db, argv=tuple(args.argv)), args.quick)
+        rep.claims = complete(number, rep.claims, "; ".join(rep.not_reproduced) or "no run")
         done.append(rep)
         if rep.text:
             print(rep.text)
         for claim in rep.claims:
-            verdict = {True: "holds", False: "does not hold", None: "undecided"}[claim.holds]
-            print(f"\n* {claim.claim}: {verdict}\n  paper: {claim.paper}\n  ours:  {claim.ours}")
+            print(claim_text(claim))
         for item in rep.not_reproduced:
             print(f"\nnot reproduced here: {item}")
+    counts = tally(c for r in done for c in r.claims)
+    print(f"\n{tally_text(counts)}" + (" (--quick figures)" if args.quick else ""))
     if args.report:
         from cryptobench.report.reproduction import render
 

@@ -12,6 +12,7 @@ from cryptobench.figures import Figure
 from cryptobench.tables import markdown_table
 
 FORMAT = "cryptobench-scenario-results"
+FORMATS = ("json", "csv", "md")  # gbench needs cases: a scenario run has none
 COLUMNS = ["key", "metric", "unit", "better", "status", "median", "n", "values", "reason"]
 
 
@@ -57,4 +58,6 @@ def render(
         writer.writerow(COLUMNS)
         writer.writerows(_row(f) for f in figures)
         return out.getvalue()
-    return markdown_table(COLUMNS, [[str(v) for v in _row(f)] for f in figures]) + "\n"
+    if fmt == "md":
+        return markdown_table(COLUMNS, [[str(v) for v in _row(f)] for f in figures]) + "\n"
+    raise ValueError(f"a scenario run does not export as {fmt!r} (formats: {FORMATS})")

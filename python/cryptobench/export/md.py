@@ -29,7 +29,10 @@ def render(results: RunResults, with_samples: bool = False) -> str:
         "Median time per operation with its bootstrap 95% confidence interval; cycles are "
         "reference cycles (TSC). Throughput and cycles per byte only for ciphers, AEADs, hashes "
         "and MACs; operations per second for every case (signatures, key agreement, key "
-        "generation and KDFs are compared by it). KDFs show their cost parameters.",
+        "generation and KDFs are compared by it). KDFs show their cost parameters. Heap bytes "
+        "per operation come from the runner's heap counter; RSS rise is how far the process's "
+        "resident peak rose during the counted operations, which sees memory the heap counter "
+        "cannot; 'not measured' where the runner could not count a figure.",
         "",
     ]
     rows = []
@@ -47,7 +50,7 @@ def render(results: RunResults, with_samples: bool = False) -> str:
                 format_rate(c.bytes_per_s),
                 format_ops(c.ops_per_s),
                 f"{c.cycles_per_byte:.2f}" if c.cycles_per_byte is not None else "-",
-                f"{c.heap['bytes_per_op']:.0f}" if "bytes_per_op" in c.heap else "-",
+                *c.memory_texts(),
                 c.status
                 + (" (unstable)" if c.unstable else "")
                 + (f": {c.reason}" if c.reason else ""),
@@ -67,6 +70,7 @@ def render(results: RunResults, with_samples: bool = False) -> str:
                 "ops/s",
                 "cycles/B",
                 "heap B/op",
+                "RSS rise",
                 "status",
             ],
             rows,

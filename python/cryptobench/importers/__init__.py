@@ -1,43 +1,16 @@
 """Reading other tools' results into a run, so an existing figure stands beside ours: one module
-per tool, each with `parse(text) -> list[Imported]`. Imported cases are marked as such and were
-never gated by cryptobench."""
+per tool, each with `parse(text) -> list[Imported]` (model.py). Imported cases are marked as such
+and were never gated by cryptobench."""
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class Imported:
-    provider: str  # the tool, e.g. "openssl-speed"
-    operation: str  # encrypt, hash, sign, run, …
-    algorithm: str  # a catalogue name where one fits, else the tool's own name, lower case
-    size: int  # message bytes (0 for public-key operations and whole commands)
-    ns_per_op: list[float]  # one value per measurement the tool reported
-    source: str  # the tool's own name for it
+from cryptobench.importers import botan_speed, hyperfine, openssl_speed
+from cryptobench.importers.model import Imported
 
 
 def parsers() -> dict[str, Callable[[str], list[Imported]]]:
-    from cryptobench.importers import botan_speed, hyperfine, openssl_speed
-
     return {
         "openssl-speed": openssl_speed.parse,
         "botan-speed": botan_speed.parse,
         "hyperfine": hyperfine.parse,
     }
-
-
-def catalogue_name(name: str) -> str:
-    """'AES-256-GCM', 'AES-256/GCM(16)', 'SHA-256', 'ChaCha20Poly1305' → catalogue names."""
-    import re
-
-    n = re.sub(r"\(.*?\)|\[.*?\]", "", name).strip().lower()
-    n = n.replace("/", "-").replace("_", "-").replace(" ", "")
-    aliases = {
-        "chacha20poly1305": "chacha20-poly1305",
-        "sha-256": "sha256",
-        "sha-1": "sha1",
-        "sha-384": "sha384",
-        "sha-512": "sha512",
-        "sha3-256": "sha3-256",
-    }
-    return aliases.get(n, re.sub(r"^sha-(\d)", r"sha\1", n))

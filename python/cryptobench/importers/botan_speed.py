@@ -4,7 +4,7 @@ buffer operations `events` counts bytes, so one operation is one buffer of buf_s
 import json
 
 from cryptobench.errors import UserError
-from cryptobench.importers import Imported, catalogue_name
+from cryptobench.importers.model import Imported, catalogue_name
 
 PROVIDER = "botan-speed"
 OPERATIONS = {

@@ -4,7 +4,7 @@
 import json
 
 from cryptobench.errors import UserError
-from cryptobench.importers import Imported
+from cryptobench.importers.model import Imported
 
 
 def parse(text: str) -> list[Imported]:

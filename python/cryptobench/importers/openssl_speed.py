@@ -3,7 +3,7 @@ at each; `+F2:i:BITS:sign_s:verify_s` (RSA), `+F4` (ECDSA) and `+F6` (EdDSA) sec
 operation."""
 
 from cryptobench.errors import UserError
-from cryptobench.importers import Imported, catalogue_name
+from cryptobench.importers.model import Imported, catalogue_name
 
 PROVIDER = "openssl-speed"
 

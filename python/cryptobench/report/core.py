@@ -14,7 +14,15 @@ from cryptobench.analysis import (
     harness_floor,
 )
 from cryptobench.report.html import anchor, how, html_table, num, se, size_text, svg_row
-from cryptobench.units import compact, format_ns, format_ops, format_rate, format_size
+from cryptobench.units import (
+    compact,
+    format_kib,
+    format_measured,
+    format_ns,
+    format_ops,
+    format_rate,
+    format_size,
+)
 
 # CPU flags that decide which code path a crypto library can take.
 CRYPTO_FLAGS = (
@@ -234,12 +242,9 @@ def heap(r: RunResults, size: int | None) -> str:
     cells = _primary_at(r, size) if size is not None else {}
     rows_l = [lb for lb in r.labels() if any(k[0] == lb for k in cells)]
     cols = [a for a in r.algorithms() if any(k[1] == a for k in cells)]
-    values = {k: c.heap.get("bytes_per_op", 0.0) for k, c in cells.items()}
-    notes = {
-        k: f"{c.heap.get('bytes_per_op', 0):.0f}/{c.heap.get('allocs_per_op', 0):.1f}"
-        for k, c in cells.items()
-    }
-    positive = {k: v for k, v in values.items() if v > 0}
+    values = {k: c.heap_figure("bytes_per_op") for k, c in cells.items()}
+    notes = {k: _heap_note(c) for k, c in cells.items()}
+    positive = {k: v for k, v in values.items() if v is not None and v > 0}
     svg = (
         plots.heatmap(
             "heap bytes per operation (bytes/allocations annotated)",
@@ -258,11 +263,12 @@ def heap(r: RunResults, size: int | None) -> str:
             c.label,
             c.algorithm,
             c.operation,
-            num(c.heap.get("bytes_per_op"), ".0f"),
-            num(c.heap.get("allocs_per_op"), ".2f"),
-            num(c.heap.get("peak_live_bytes"), ".0f"),
-            num(c.heap.get("prepare_allocs"), ".0f"),
-            num(c.heap.get("prepare_bytes"), ".0f"),
+            format_measured(c.heap_figure("bytes_per_op")),
+            format_measured(c.heap_figure("allocs_per_op"), ".2f"),
+            format_measured(c.heap_figure("peak_live_bytes")),
+            format_measured(c.heap_figure("prepare_allocs")),
+            format_measured(c.heap_figure("prepare_bytes")),
+            format_kib(c.rss_rise_kb),
             num(c.max_rss_kb, ".0f"),
         )
         for c in sorted(cases, key=lambda c: (c.algorithm, c.operation, c.label))
@@ -277,24 +283,40 @@ def heap(r: RunResults, size: int | None) -> str:
             "peak live bytes",
             "key-setup allocations",
             "key-setup bytes",
+            "peak RSS rise",
             "runner max RSS (KiB)",
         ],
         rows,
-        numeric={3, 4, 5, 6, 7, 8},
+        numeric={3, 4, 5, 6, 7, 8, 9},
     )
     details = f"<details><summary>table</summary>{table}</details>"
     return (
         svg_row([svg] if svg else [])
         + details
         + how(
-            "The runner's interposed allocator counts malloc/calloc/realloc/free calls and bytes "
-            "while a few untimed operations run; figures are per operation. Key-setup figures are "
-            "for preparing the key schedule once. Blind spots: memory a library takes without "
-            "malloc (mmap, Botan's locked pool, sodium_malloc) is not seen. Max RSS is the runner "
-            "process's peak resident set so far (getrusage), which includes every library loaded. "
-            "White heatmap cells: no heap use per operation."
+            "The runner's heap counter runs while a few untimed operations run; figures are per "
+            "operation. Each runner counts what its runtime can: the native and Rust runners "
+            "every malloc/calloc/realloc/free call and byte (and the native one anonymous mmap), "
+            "the Go runner the Go heap, the JVM runner the Java allocations of its thread, the "
+            "Python runner the Python heap (tracemalloc); a figure a runner cannot count is 'not "
+            "measured', never 0. Key-setup figures are for preparing the key schedule once. Peak "
+            "RSS rise is how far the process's resident peak (VmHWM, reset before the operations) "
+            "rose above its resident set (VmRSS) while they ran: it sees what the heap counter "
+            "cannot, memory a C or Rust extension or a JNI library takes, in every runner alike; "
+            "memory the process already held resident and reuses is not in it. Max RSS is the "
+            "runner process's peak resident set over its life, which includes every library "
+            "loaded. White heatmap cells: no heap use per operation; 'not measured': the runner "
+            "cannot count heap bytes."
         )
     )
+
+
+def _heap_note(c: CaseResult) -> str:
+    """A heap heatmap cell: bytes/allocations per operation, or what was not measured."""
+    heap_bytes, allocs = c.heap_figure("bytes_per_op"), c.heap_figure("allocs_per_op")
+    if heap_bytes is None:
+        return "not\nmeasured"
+    return f"{heap_bytes:.0f}" + ("" if allocs is None else f"/{allocs:.1f}")
 
 
 def boxplots(r: RunResults, size: int | None) -> str:

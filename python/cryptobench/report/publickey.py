@@ -3,8 +3,8 @@ key generation spread, KDFs at their costs, lax verifiers."""
 
 from cryptobench import plots
 from cryptobench.analysis import CaseResult, RunResults
-from cryptobench.report.html import how, html_table, num, svg_row
-from cryptobench.units import format_ns, format_ops, format_size
+from cryptobench.report.html import how, html_table, svg_row
+from cryptobench.units import format_kib, format_measured, format_ns, format_ops, format_size
 
 # The signature algorithms of the sign/verify bar chart (issue 5): the first measured scheme of
 # each key stands for it.
@@ -77,7 +77,7 @@ def _pk_table(r: RunResults, cases: list[CaseResult]) -> str:
             format_ns(c.median_ns),
             _ci(c),
             str(c.summary.n) if c.summary else "-",
-            num(c.heap.get("bytes_per_op"), ".0f"),
+            format_measured(c.heap_figure("bytes_per_op")),
         )
         for c in _pk_order(r, cases)
     ]
@@ -202,7 +202,8 @@ def _kdfs(r: RunResults, cases: list[CaseResult]) -> str:
             _ci(c),
             format_ops(c.ops_per_s),
             str(c.summary.n) if c.summary else "-",
-            num(c.heap.get("peak_live_bytes"), ".0f"),
+            format_measured(c.heap_figure("peak_live_bytes")),
+            format_kib(c.rss_rise_kb),
         )
         for c in _pk_order(r, cases)
     ]
@@ -225,9 +226,10 @@ def _kdfs(r: RunResults, cases: list[CaseResult]) -> str:
             "derivations/s",
             "samples",
             "peak live heap (B)",
+            "peak RSS rise",
         ],
         rows,
-        numeric={3, 5, 6, 7},
+        numeric={3, 5, 6, 7, 8},
     )
     return (
         "<h3>Key derivation</h3>"
@@ -236,8 +238,11 @@ def _kdfs(r: RunResults, cases: list[CaseResult]) -> str:
         + how(
             "Each figure holds only for its cost parameters (PBKDF2: iterations; scrypt: N, r, p; "
             "Argon2id: t passes over m KiB with p lanes): a password KDF is meant to be slow, so "
-            "compare providers at equal cost, not KDFs with each other. Memory-hard KDFs that "
-            "allocate their memory outside malloc show little heap."
+            "compare providers at equal cost, not KDFs with each other. Peak live heap is what "
+            "the runner's heap counter saw (the Python runner's sees only the Python heap, the "
+            "JVM runner's none: 'not measured'); peak RSS rise is how far the process's resident "
+            "peak rose while the untimed derivations ran, so a memory-hard KDF's m shows there "
+            "in every runner, whoever allocated it."
         )
     )
 

@@ -1,10 +1,12 @@
 """Reproductions of the papers that a core run repeats (not a scenario): `cryptobench reproduce
 NNN` looks here after the scenarios (commands/reproduce.py). Each is a package with a
-`reproduce(args) -> Reproduction`; this module only names them, so finding one stays cheap."""
+`reproduce(target, quick) -> Reproduction`; this module only names them, so finding one stays
+cheap."""
 
 from collections.abc import Callable
 
-from cryptobench.scenarios.base import Reproduction, lazy
+from cryptobench.report.reproduction import Reproduction
+from cryptobench.scenarios.base import lazy
 
 CORE: dict[str, Callable[..., Reproduction]] = {
     "001": lazy("cryptobench.reproductions.java.reproduce", "reproduce"),

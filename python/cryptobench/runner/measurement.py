@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cryptobench import agreement, stats
+from cryptobench import agreement, gate, stats
 from cryptobench.capabilities import Capabilities
 from cryptobench.errors import UserError
 from cryptobench.plan import CaseSpec
@@ -63,6 +63,7 @@ class _Slot:
     worker: _Worker
     samples: list[tuple[int, int, int]] = field(default_factory=list)
     opened: dict[str, Any] = field(default_factory=dict)  # the `case` reply
+    gated: dict[str, Any] = field(default_factory=dict)  # the coordinator's gate record
     agreement: dict[str, Any] = field(default_factory=dict)  # for the stored gate record
     units_done: int = 0  # progress units of this case already counted
 
@@ -131,6 +132,7 @@ class Measurement:
             self._participants.setdefault(_agreement_key(case), set()).add(
                 (case.provider, case.variant)
             )
+        self.vectors = gate.Vectors()
         self.total = sum(_units(c) for _, c in cases)
         self.done = 0
         self.cases_total, self.cases_done = len(cases), 0
@@ -198,11 +200,14 @@ class Measurement:
         """Opens the case; False when it ended there (refused, crashed)."""
         self._report(slot.case)
         try:
-            reply = self._request(
-                slot.worker,
-                {"cmd": "open", "case": slot.case.to_protocol(_wire_id(slot.case_id))},
-                "opening the case (gate, warm-up, calibration)",
-            )
+            request = {"cmd": "open", "case": slot.case.to_protocol(_wire_id(slot.case_id))}
+            if gate.gated_by_coordinator(self._proc(slot.worker).hello):
+                gated = self._gate_case(slot, request["case"])
+                if gated.status != "ok":
+                    self._finish(slot, self._refused(slot, gated.status, gated.reason))
+                    return False
+                request["params"] = gated.params.to_json()
+            reply = self._request(slot.worker, request, "opening the case (warm-up, calibration)")
             _expect(reply, "case", slot.case_id)
         except RunnerFailure as e:
             self._finish(slot, self._failed(slot, e.message, e.kind, e.detail))
@@ -211,18 +216,56 @@ class Measurement:
         status = reply.get("status")
         if status != "ok":
             status = "unsupported" if status == "unsupported" else "failed"
-            outcome = Outcome(
-                slot.case_id,
-                slot.case,
-                status,
-                reply.get("reason", ""),
-                gate=self._gate(slot, reply.get("gate")),
-                failure="gate" if status == "failed" else None,
-            )
-            self._finish(slot, outcome)
+            slot.opened = {"gate": reply.get("gate")}
+            self._finish(slot, self._refused(slot, status, reply.get("reason", "")))
             return False
         slot.opened = reply
         return True
+
+    def _refused(self, slot: _Slot, status: str, reason: str) -> Outcome:
+        """A case the gate (the runner's or ours) refused, or found unsupported."""
+        failure = "gate" if status == "failed" else None
+        gate_record = self._gate(slot, slot.opened.get("gate"))
+        return Outcome(slot.case_id, slot.case, status, reason, gate=gate_record, failure=failure)
+
+    def _gate_case(self, slot: _Slot, spec: dict[str, Any]) -> "gate.Gated":
+        """The coordinator's gate of a case whose runner does not gate itself. Raises
+        RunnerFailure."""
+        send = self._sender(slot.worker, spec, "running the gate's known-answer steps")
+        gated = gate.gate_case(
+            send, self._catalogue()[spec["algorithm"]], spec, self.vectors, self._offered(slot)
+        )
+        slot.gated = {**gated.record, "agreement": "checked by the coordinator"}
+        return gated
+
+    def _sender(self, w: _Worker, spec: dict[str, Any], doing: str):
+        """Sends a `steps` request for the case and checks the reply's kind."""
+
+        def send(steps: list[dict[str, Any]]) -> dict[str, Any]:
+            reply = self._request(w, {"cmd": "steps", "case": spec, "steps": steps}, doing)
+            if reply.get("type") == "error":
+                raise RunnerFailure(
+                    "protocol", f"runner refused the steps request: {reply.get('message')}"
+                )
+            if reply.get("type") != "steps" or reply.get("id") != spec["id"]:
+                raise RunnerFailure(
+                    "protocol",
+                    f"runner broke the protocol: expected steps for {spec['id']}, got "
+                    f"{reply.get('type')!r} for {reply.get('id')!r}",
+                )
+            return reply
+
+        return send
+
+    def _catalogue(self) -> dict[str, dict[str, Any]]:
+        caps = self._capabilities()
+        return {a["name"]: a for a in (caps.raw.get("algorithms", []) if caps else [])}
+
+    def _offered(self, slot_or_worker) -> set[str]:
+        w = slot_or_worker.worker if isinstance(slot_or_worker, _Slot) else slot_or_worker
+        caps = self._capabilities()
+        provider = caps.providers.get(w.provider) if caps else None
+        return set(provider.algorithms) if provider else set()
 
     def _sample(self, slot: _Slot) -> bool:
         """One batch of samples; False when the case ended (library error, crash)."""
@@ -296,7 +339,12 @@ class Measurement:
                 "material": mat,
             }
             try:
-                reply = self._request(w, message, "computing its agreement output")
+                if gate.gated_by_coordinator(self._proc(w).hello):
+                    send = self._sender(w, message["case"], "computing its agreement output")
+                    info = self._catalogue()[case.algorithm]
+                    reply = gate.agreement_reply(send, info, message["case"], mat, self.vectors)
+                else:
+                    reply = self._request(w, message, "computing its agreement output")
                 if reply.get("type") == "error":
                     raise RunnerFailure(
                         "protocol", f"runner refused the agreement request: {reply.get('message')}"
@@ -320,6 +368,18 @@ class Measurement:
                     "peers": peers,
                 }
                 try:
+                    if gate.gated_by_coordinator(self._proc(w).hello):
+                        doing = "checking the other providers' output"
+                        cross[checker] = gate.cross_check_verdicts(
+                            self._sender(w, message["case"], doing),
+                            self._catalogue()[case.algorithm],
+                            message["case"],
+                            mat,
+                            peers,
+                            self.vectors,
+                            self._offered(w),
+                        )
+                        continue
                     reply = self._request(w, message, "checking the other providers' output")
                     cross[checker] = reply.get("verdicts") or {}
                 except RunnerFailure as e:
@@ -364,8 +424,9 @@ class Measurement:
 
     @staticmethod
     def _gate(slot: _Slot, gate: dict[str, Any] | None) -> dict[str, Any]:
-        """The runner's gate record with the coordinator's agreement verdict in it."""
-        out = dict(gate or {})
+        """The runner's gate record (or the coordinator's, with the runner's `timed`) with the
+        coordinator's agreement verdict in it."""
+        out = {**slot.gated, **(gate or {})}
         if slot.agreement.get("summary"):
             out["agreement"] = slot.agreement["summary"]
         if slot.agreement.get("detail"):

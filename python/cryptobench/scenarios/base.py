@@ -11,43 +11,24 @@ A scenario's package has the same rooms every time:
     report.py     its HTML report sections
     reproduce.py  `cryptobench reproduce NNN` for the paper it repeats (when it repeats one)
 
-Its data flows one way like the core's: measurements become `Figure`s (cryptobench.figures) or,
-for the configuration scenario, its own rows, stored through `Store`; presentation reads them
-back from the store.
+Its data flows one way like the core's: measurements become `Figure`s (cryptobench.figures),
+stored through `Store`; presentation reads them back from the store. A scenario is started from
+code as from the command line: `command.py`'s `start(options, target)` takes a typed options
+object and a `Target` and returns `Started` (the run and its exit status).
 """
 
 import argparse
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
+from cryptobench.errors import UserError
 from cryptobench.figures import Figure
 from cryptobench.report.html import Section
+from cryptobench.report.reproduction import Reproduction
 from cryptobench.store import RunInfo, Store
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One claim of a paper and whether it holds here."""
-
-    claim: str
-    paper: str  # what the paper reports (figures, with the table they come from)
-    ours: str  # what we measured
-    holds: bool | None  # None: cannot be decided here (say why in `ours`)
-
-
-@dataclass
-class Reproduction:
-    """What `cryptobench reproduce NNN` produced for one paper."""
-
-    paper: str  # "002"
-    title: str
-    run_ids: list[int]
-    text: str  # the side-by-side tables for the terminal
-    sections: list[Section]  # for the reproduction report
-    claims: list[Claim] = field(default_factory=list)
-    not_reproduced: list[str] = field(default_factory=list)  # what could not be done here, why
 
 
 @dataclass
@@ -58,7 +39,44 @@ class StoredRun:
     machine: dict[str, Any]
     settings: dict[str, Any]
     figures: list[Figure]
-    data: Any = None  # what the scenario's own `load` returned
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a scenario's run is stored and what is written beside it: the database, the note
+    and the command line stored with the run, the --report page and the --json-out document
+    (None: not written). `cryptobench NAME` makes one from its arguments; `reproduce` its own."""
+
+    db: Path | str | None = None
+    note: str = ""
+    argv: tuple[str, ...] = ()
+    report: Path | None = None
+    json_out: Path | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "Target":
+        return cls(
+            db=getattr(args, "db", None),
+            note=getattr(args, "note", "") or "",
+            argv=tuple(getattr(args, "argv", ())),
+            report=getattr(args, "report", None),
+            json_out=getattr(args, "json_out", None),
+        )
+
+
+@dataclass(frozen=True)
+class Started:
+    """A scenario's run once it ended: its number in the store and the exit status (0, or
+    EXIT_INTERRUPTED after Ctrl-C or SIGTERM; what was measured is stored either way)."""
+
+    run_id: int
+    status: int
+
+
+def options_from(cls: type, args: argparse.Namespace) -> Any:
+    """A scenario's options dataclass from its parsed command line: each field is the argument
+    of the same name."""
+    return cls(**{f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)})
 
 
 @dataclass(frozen=True)
@@ -70,13 +88,10 @@ class Scenario:
     summary: Callable[[StoredRun], str]  # what `show` prints
     report_sections: Callable[[StoredRun], list[Section]]  # what `report` shows
     to_json: Callable[[StoredRun], dict[str, Any]]  # what `export --format json` writes
-    # Reads what the scenario stored beyond its figures (None: figures only).
-    load: Callable[[Store, int], Any] | None = None
-    # Figures for `compare` when they are not the stored figures (config keeps its own rows).
-    figures: Callable[[StoredRun], list[Figure]] | None = None
     top_level: bool = True  # also `cryptobench NAME`, beside `cryptobench scenario NAME`
     paper: str | None = None  # the paper of ../shared/papers it repeats ("002")
-    reproduce: Callable[[argparse.Namespace], Reproduction] | None = None
+    # `cryptobench reproduce NNN`: reproduce(target, quick) starts the scenario from code.
+    reproduce: Callable[[Target, bool], Reproduction] | None = None
 
     @property
     def suite(self) -> str:
@@ -84,18 +99,35 @@ class Scenario:
 
     def stored(self, db: Store, run_id: int) -> StoredRun:
         info = db.run(run_id)
-        run = StoredRun(
+        return StoredRun(
             info=info,
             machine=db.machine(run_id),
             settings=info.settings,
             figures=db.figures(run_id),
         )
-        if self.load is not None:
-            run.data = self.load(db, run_id)
-        return run
 
-    def comparable_figures(self, run: StoredRun) -> list[Figure]:
-        return self.figures(run) if self.figures is not None else run.figures
+    # ---- the one presentation of a stored run: `report N`, `export N` and --report/--json-out
+
+    def report_page(self, db: Store, run_id: int) -> str:
+        """The HTML report of one of this scenario's runs (`cryptobench report N`, --report)."""
+        from cryptobench import analysis, report
+
+        sections = self.report_sections(self.stored(db, run_id))
+        return report.render(analysis.load(db, run_id), extra=sections)
+
+    def export(self, db: Store, run_id: int, fmt: str) -> str:
+        """One of this scenario's runs as `fmt` (`cryptobench export N -f FMT`, --json-out); a
+        format that does not fit a scenario run is refused."""
+        from cryptobench import analysis
+        from cryptobench.export import figures
+
+        if fmt not in figures.FORMATS:
+            raise UserError(
+                f"--format {fmt}: run {run_id} is a scenario run ({self.suite}), which exports "
+                f"as {', '.join(figures.FORMATS)}"
+            )
+        stored = self.stored(db, run_id)
+        return figures.render(fmt, analysis.load(db, run_id), stored.figures, self.to_json(stored))
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:
@@ -113,11 +145,13 @@ def settings_of(run: StoredRun) -> dict:
     return run.settings.get("scenario", {}) if isinstance(run.settings, dict) else {}
 
 
-def figure_scenario(name: str, help: str, paper: str | None = None) -> Scenario:
+def figure_scenario(
+    name: str, help: str, paper: str | None = None, top_level: bool = True
+) -> Scenario:
     """A scenario whose measurements are `Figure`s, in the standard rooms of its package
     `cryptobench.scenarios.NAME`: `command.py` (`add_arguments`, `command`), `figures.py`
     (`summary(figures, settings)`), `report.py` (`sections(figures, settings)`) and, when it
-    repeats a paper, `reproduce.py` (`reproduce`)."""
+    repeats a paper, `reproduce.py` (`reproduce(target, quick)`)."""
     package = f"cryptobench.scenarios.{name}"
     summary, sections = lazy(f"{package}.figures", "summary"), lazy(f"{package}.report", "sections")
     return Scenario(
@@ -128,88 +162,58 @@ def figure_scenario(name: str, help: str, paper: str | None = None) -> Scenario:
         summary=lambda run: summary(run.figures, settings_of(run)),
         report_sections=lambda run: sections(run.figures, settings_of(run)),
         to_json=lambda run: {"scenario": name, "settings": settings_of(run)},
+        top_level=top_level,
         paper=paper,
         reproduce=lazy(f"{package}.reproduce", "reproduce") if paper else None,
     )
 
 
 def run_figure_scenario(
-    args: argparse.Namespace,
-    name: str,
+    scenario: Scenario,
+    target: Target,
     spec: dict[str, Any],
     measure: Callable[[Store, int, Any], None],
-    summary: Callable[[list[Figure], dict], str],
-    sections: Callable[[list[Figure], dict], list[Section]],
     caps: Any = None,
     **run: Any,
-) -> int:
+) -> Started:
     """The life of a figure-based scenario's run after its arguments were checked: the store,
     the run's ledger (everything the run creates, undone on every ending) and its stored run
     (`lifecycle.scenario_run`, with `run` passed on); `measure(db, run_id, ledger)` measures
-    and stores figures; Ctrl-C or SIGTERM keeps what was stored and exits 130. Then the summary,
-    the --report page and the --json-out document, from the stored figures and the settings as
-    the run stored them last. Returns the exit status."""
+    and stores figures; Ctrl-C or SIGTERM keeps what was stored and ends with EXIT_INTERRUPTED.
+    Then the summary, and the --report page and --json-out document, which are exactly what
+    `cryptobench report N` and `cryptobench export N -f json` write for the run."""
     from cryptobench import runner, store
     from cryptobench.errors import EXIT_INTERRUPTED
+    from cryptobench.files import write_file
     from cryptobench.lifecycle import scenario_run
     from cryptobench.scenarios.resources import Ledger
 
     caps = caps or runner.list_capabilities(runner.find_runner())
-    db = store.Store.open(args.db)
+    db = store.Store.open(target.db)
     status = 0
-    run.setdefault("driver", name)
+    run.setdefault("driver", scenario.name)
     try:
         with (
-            Ledger(name) as ledger,
+            Ledger(scenario.name) as ledger,
             scenario_run(
                 db,
-                name,
+                scenario.name,
                 settings={"scenario": spec},
-                argv=args.argv,
+                argv=list(target.argv),
                 machine=caps.machine,
-                note=args.note,
+                note=target.note,
                 **run,
             ) as run_id,
         ):
-            args.run_id = run_id
             measure(db, run_id, ledger)
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
-    stored = db.figures(run_id)
-    spec = db.run(run_id).settings.get("scenario", spec)
-    finish(
-        args,
-        db,
-        run_id,
-        summary(stored, spec),
-        lambda: sections(stored, spec),
-        lambda: {"settings": spec, "figures": [f.to_json() for f in stored]},
-    )
-    return status
-
-
-def finish(
-    args: argparse.Namespace,
-    db: Store,
-    run_id: int,
-    summary: str,
-    sections: Callable[[], list[Section]],
-    doc: Callable[[], dict[str, Any]],
-) -> None:
-    """What every figure-based scenario does after measuring: print its summary, write the
-    --report page and the --json-out document when asked, say where the run is stored."""
-    from cryptobench.files import write_file
-    from cryptobench.report.html import page
-
-    print(summary)
-    if getattr(args, "report", None):
-        write_file(
-            args.report, page(f"cryptobench run {run_id}: {db.run(run_id).suite}", "", sections())
-        )
-        print(f"report: {args.report}")
-    if getattr(args, "json_out", None):
-        import json
-
-        write_file(args.json_out, json.dumps(doc(), indent=1, default=str) + "\n")
-        print(f"JSON: {args.json_out}")
+    print(scenario.summary(scenario.stored(db, run_id)))
+    if target.report:
+        write_file(target.report, scenario.report_page(db, run_id))
+        print(f"report: {target.report}")
+    if target.json_out:
+        write_file(target.json_out, scenario.export(db, run_id, "json"))
+        print(f"JSON: {target.json_out}")
     print(f"\nstored as run {run_id} in {db.path}")
+    return Started(run_id, status)

@@ -83,8 +83,6 @@ def copy_run(source: Store, run_id: int, target: Store) -> tuple[int, bool]:
             ],
         )
         target.add_figures(new_id, source.figures(run_id))
-        samples, heap = source.config_figures(run_id)
-        target.add_config_figures(new_id, samples, heap)
     return new_id, True
 
 

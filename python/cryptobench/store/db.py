@@ -33,8 +33,6 @@ MAX_ROW_ID = (1 << 63) - 1  # SQLite's largest integer
 # What a damaged or locked database raises mid-command; the command line turns it into one line.
 DatabaseError = engines.DatabaseError
 
-_HEAP_COLUMNS = ("scheme", "provider", "n", "direction", "allocs", "bytes", "peak_live_bytes")
-
 
 def _wait_s() -> float:
     """How long a command waits for another one writing to the same database (seconds)."""
@@ -123,6 +121,36 @@ class Store:
             raise UserError(
                 f"database {path}: {engines.reason(e)} (not a cryptobench results file?)"
             ) from None
+        return store
+
+    @classmethod
+    def open_readonly(cls, path: Path | str | None = None) -> "Store":
+        """A results database opened so that nothing can be written through it (`serve`): an
+        SQLite file in SQLite's read-only mode, a PostgreSQL session whose transactions are all
+        READ ONLY. It is not migrated: an older schema is refused with the command that
+        upgrades it."""
+        target = path if path else default_path()
+        if engines.is_url(str(target)):
+            shown: Path | str = engines.redacted(str(target))
+            connect = lambda: engines.connect_url(str(target), _wait_s(), read_only=True)  # noqa: E731
+        else:
+            shown = Path(target)
+            if not shown.is_file():
+                raise UserError(f"no results database at {shown} (run `cryptobench run` first)")
+            connect = lambda: engines.connect_sqlite_readonly(Path(target), _wait_s())  # noqa: E731
+        try:
+            store = cls(connect(), shown)
+            if "runs" not in store._tables():
+                raise UserError(f"database {shown} is not a cryptobench results store")
+            current = engines.at_head(store.conn)
+        except engines.DatabaseError as e:
+            raise UserError(f"database {shown}: {engines.reason(e)}") from None
+        if not current:
+            store.close()
+            raise UserError(
+                f"database {shown} has an older or newer schema than this cryptobench; "
+                f"`cryptobench runs --db {shown}` brings an older one up to date"
+            )
         return store
 
     def migrate(self) -> None:
@@ -548,68 +576,6 @@ class Store:
         if row is None:
             return None
         return {**dict(row), "figures": json.loads(row["figures"])}
-
-    # ---- the config scenario's own tables (schema 4) ---------------------------------------------
-
-    def add_config_figures(
-        self, run_id: int, samples: Iterable[dict[str, Any]], heap: Iterable[dict[str, Any]]
-    ) -> None:
-        """The configuration scenario's timings (one row per scheme, provider, n, direction and
-        run) and heap figures, in one transaction."""
-        with self.transaction():
-            self.conn.executemany(
-                "INSERT INTO scenario_samples (run_id, scheme, provider, n, direction,"
-                " run_index, ns) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        run_id,
-                        s["scheme"],
-                        s.get("provider") or "",
-                        int(s["n"]),
-                        s["direction"],
-                        int(s["run"]),
-                        int(s["ns"]),
-                    )
-                    for s in samples
-                ],
-            )
-            self.conn.executemany(
-                "INSERT INTO scenario_heap (run_id, scheme, provider, n, direction, allocs,"
-                " bytes, peak_live_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        run_id,
-                        h["scheme"],
-                        h.get("provider") or "",
-                        int(h["n"]),
-                        h["direction"],
-                        int(h["allocs"]),
-                        int(h["bytes"]),
-                        int(h["peak_live_bytes"]),
-                    )
-                    for h in heap
-                ],
-            )
-
-    def config_figures(self, run_id: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The configuration scenario's samples and heap rows of a run (empty for other runs)."""
-        samples = [
-            dict(zip(("scheme", "provider", "n", "direction", "run", "ns"), r, strict=True))
-            for r in self.conn.execute(
-                "SELECT scheme, provider, n, direction, run_index, ns FROM scenario_samples"
-                " WHERE run_id = ? ORDER BY run_index, n, scheme, provider, direction",
-                (run_id,),
-            )
-        ]
-        heap = [
-            dict(zip(_HEAP_COLUMNS, r, strict=True))
-            for r in self.conn.execute(
-                "SELECT scheme, provider, n, direction, allocs, bytes, peak_live_bytes"
-                " FROM scenario_heap WHERE run_id = ?",
-                (run_id,),
-            )
-        ]
-        return samples, heap
 
     def failures(self, run_id: int) -> list[dict[str, Any]]:
         rows = self.conn.execute(

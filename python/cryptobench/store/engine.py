@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import sqlalchemy as sa
 from alembic import command
@@ -123,6 +123,13 @@ class Connection:
         with self.sa.begin():
             return self._run(sql, params)
 
+    def tuples(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        """Rows as plain tuples, for reads of many rows where wrapping each one costs more
+        than the query."""
+        text, bound = _named(sql, params)
+        with self.sa.begin():
+            return [tuple(r) for r in self.sa.execute(sa.text(text), bound).all()]
+
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         rows = list(rows)
         if not rows:
@@ -176,10 +183,33 @@ def connect_sqlite(path: Path, wait_s: float) -> Connection:
     return Connection(engine)
 
 
-def connect_url(url: str, wait_s: float) -> Connection:
+def connect_sqlite_readonly(path: Path, wait_s: float) -> Connection:
+    """The file opened by SQLite itself as read-only (`mode=ro`): a write fails in SQLite,
+    whatever the code above asks."""
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    engine = sa.create_engine(
+        "sqlite://",
+        creator=lambda: sqlite3.connect(
+            uri, uri=True, timeout=wait_s, isolation_level=None, check_same_thread=False
+        ),
+        poolclass=sa.pool.StaticPool,
+    )
+
+    @sa.event.listens_for(engine, "begin")
+    def _begin(conn) -> None:
+        conn.exec_driver_sql("BEGIN")
+
+    return Connection(engine)
+
+
+def connect_url(url: str, wait_s: float, read_only: bool = False) -> Connection:
     if url.startswith(("postgresql://", "postgres://")):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
-    engine = sa.create_engine(url, connect_args={"connect_timeout": max(1, int(wait_s))})
+    connect_args: dict[str, Any] = {"connect_timeout": max(1, int(wait_s))}
+    if read_only:
+        # Every transaction of the session is READ ONLY: the server refuses any write.
+        connect_args["options"] = "-c default_transaction_read_only=on"
+    engine = sa.create_engine(url, connect_args=connect_args)
     return Connection(engine)
 
 
@@ -194,6 +224,17 @@ def stamp_baseline(conn: Connection) -> None:
     """An SQLite file the legacy chain brought to version 6: Alembic takes over from here."""
     with conn.sa.begin():
         command.stamp(_config(conn), BASELINE)
+
+
+def at_head(conn: Connection) -> bool:
+    """Whether the database's schema is the newest revision this cryptobench knows."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(_config(conn)).get_current_head()
+    with conn.sa.begin():
+        current = MigrationContext.configure(conn.sa).get_current_revision()
+    return current == head
 
 
 def upgrade(conn: Connection) -> None:

@@ -4,12 +4,11 @@ import argparse
 import re
 import sys
 
-from . import RUNNER, protocol, serve, variants, vectors
+from . import RUNNER, protocol, serve, variants
 from .providers import NAMES
 
 USAGE = f"""usage: {RUNNER} list  [--variant P=V]...
-       {RUNNER} serve [--variant P=V]... [--cpu N|--no-pin] [--vectors DIR]
-       {RUNNER} check [--provider P]... [--vectors DIR]
+       {RUNNER} serve [--variant P=V]... [--cpu N|--no-pin]
        {RUNNER} bench [--no-pin]   (fidelity against timeit)
 Protocol and message formats: docs/protocol.md
 """
@@ -44,15 +43,11 @@ def _variant(value: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog=RUNNER, usage=USAGE, add_help=False)
-    parser.add_argument("command", choices=("list", "serve", "check", "bench"))
+    parser.add_argument("command", choices=("list", "serve", "bench"))
     parser.add_argument("--variant", action="append", type=_variant, default=[])
-    parser.add_argument("--provider", action="append", choices=NAMES, default=[])
     parser.add_argument("--cpu", type=_cpu)
     parser.add_argument("--no-pin", action="store_true")
-    parser.add_argument("--vectors")
     args = parser.parse_args(argv)
-    if args.provider and args.command != "check":
-        parser.error(f"--provider is for check, not {args.command}")
     chosen: dict[str, str] = {}
     for value in args.variant:
         provider, _, variant = value.partition("=")
@@ -62,13 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         variants.select(chosen, sys.argv[1:] if argv is None else argv)
     except (RuntimeError, OSError) as e:
         parser.error(str(e))
-    if args.vectors:
-        vectors.set_dir(args.vectors)
     if args.command == "list":
         protocol.emit(sys.stdout, protocol.capabilities())
         return 0
-    if args.command == "check":
-        return protocol.check(args.provider, sys.stdout)
     try:
         cpu = protocol.pin(args.cpu, not args.no_pin)
     except ValueError as e:

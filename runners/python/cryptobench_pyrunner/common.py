@@ -1,6 +1,8 @@
-"""Parameters of one prepared operation and the deterministic byte stream for keys and inputs."""
+"""Parameters of one prepared operation, and the deterministic byte stream for inputs."""
 
 from dataclasses import dataclass, field
+
+from .errors import SpecError
 
 
 @dataclass
@@ -9,6 +11,7 @@ class Params:
     iv: bytes = b""
     aad: bytes = b""
     keypair: dict = field(default_factory=dict)
+    public: dict = field(default_factory=dict)
     peer: dict = field(default_factory=dict)
     signature: bytes = b""
     salt: bytes = b""
@@ -17,6 +20,15 @@ class Params:
     ad: bytes = b""
     out_len: int = 0
     cost: dict = field(default_factory=dict)
+
+
+def parse_bytes(value, where: str) -> bytes:
+    if not isinstance(value, str):
+        raise SpecError(f"{where}: must be a hex string")
+    try:
+        return bytes.fromhex(value)
+    except ValueError as e:
+        raise SpecError(f"{where}: {e}") from None
 
 
 class ByteStream:

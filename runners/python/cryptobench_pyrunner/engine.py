@@ -8,14 +8,14 @@ the interpreter's per-call cost is part of every figure, as it is for a Python u
 import math
 import time
 import tracemalloc
+from dataclasses import replace
 from itertools import repeat
 
-from . import catalogue, variants, vectors
+from . import catalogue, rss, variants
 from .common import ByteStream, Params
-from .errors import Unsupported
-from .gate import GateReport, run_gate
-from .gate_pk import case_params, run_pk_gate
-from .providers import provider_by_name
+from .errors import SpecError, Unsupported
+from .providers import not_offered, provider_by_name
+from .steps import parse_params
 
 now_ns = time.perf_counter_ns  # CLOCK_MONOTONIC on Linux, what timeit uses
 MAX_ITERATIONS = 1 << 40
@@ -37,6 +37,12 @@ def make_input(kind: str, n: int, seed: int) -> bytes:
         printable = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:-_=\n"
         data = bytes(printable[b % len(printable)] for b in data)
     return data
+
+
+def case_input(spec: dict, info: dict) -> bytes:
+    """The case's own input: the message, or nothing for key generation and key agreement."""
+    takes = spec["operation"] != "keygen" and info["kind"] != "key-agreement"
+    return make_input(spec["input"], spec["size"] if takes else 0, spec["seed"])
 
 
 def calibrate(body, target_ns: float, warmup_ns: float) -> int:
@@ -65,17 +71,8 @@ def calibrate(body, target_ns: float, warmup_ns: float) -> int:
 
 
 def resolve(spec: dict):
-    """What makes a case unsupported before any library work (engine.cpp, open())."""
-    info = catalogue.find(spec["algorithm"])
-    if info is None:
-        raise Unsupported(f"unknown algorithm {spec['algorithm']}")
-    if spec["operation"] not in info["operations"]:
-        raise Unsupported(f"{spec['operation']} does not apply to {spec['algorithm']}")
+    """What makes a parsed case unsupported before any library work (engine.cpp, open())."""
     provider = provider_by_name(spec["provider"])
-    if provider is None:
-        raise Unsupported(f"unknown provider {spec['provider']}")
-    if provider.unusable:
-        raise Unsupported(provider.unusable)
     running = variants.CURRENT[spec["provider"]]
     if spec.get("variant") not in ("", None, running):
         raise Unsupported(
@@ -83,16 +80,19 @@ def resolve(spec: dict):
             f"--variant {spec['provider']}={spec['variant']}"
         )
     spec["variant"] = running
-    if spec["algorithm"] not in provider.algorithms():
-        raise Unsupported(f"{spec['provider']} does not offer {spec['algorithm']}")
-    return info, provider
+    why = not_offered(provider).get(spec["algorithm"])
+    if why:
+        raise Unsupported(why)
+    return catalogue.find(spec["algorithm"]), provider
 
 
 class OpenCase:
-    def __init__(self, spec: dict):
-        self.spec = spec
+    """A case opened with the coordinator's params; the coordinator gated it before (docs/
+    protocol.md, "Who gates")."""
+
+    def __init__(self, spec: dict, params: Params | dict | None):
+        self.spec, self.params = spec, params
         self.status, self.reason = "ok", ""
-        self.gate = GateReport()
         self.iterations = 0
         self.calibration_ns = 0
         self.samples: list[dict] = []
@@ -119,69 +119,34 @@ class OpenCase:
             self.run = None
 
     def _open(self) -> None:
-        spec = self.spec
+        spec, op = self.spec, self.spec["operation"]
         info, provider = resolve(spec)
         if spec["align_offset"]:
             raise Unsupported(
                 "Python's bytes objects are placed by the interpreter: align_offset does not apply"
             )
-        if catalogue.is_public_key_or_kdf(info):
-            self._open_public_key(provider, info)
-            return
-        size = spec["size"]
-        if size < info["min_size"] or size % info["block_bytes"]:
-            raise Unsupported(
-                f"{info['name']} needs messages of at least {info['min_size']} bytes in "
-                f"multiples of {info['block_bytes']}"
-            )
-        if spec["cost"]:
-            raise Unsupported(f"{info['name']} takes no cost parameters")
-        stream = ByteStream(spec["seed"])
-        params = Params(key=stream.bytes(info["key_bytes"]), iv=stream.bytes(info["iv_bytes"]))
-        if info["kind"] == "aead":
-            params.aad = stream.bytes(spec["aad_bytes"])
-        plaintext = make_input(spec["input"], size, spec["seed"])
-        self.gate = run_gate(provider, info, spec["operation"], plaintext, params)
-        if not self.gate.ok:
-            raise RuntimeError(self.gate.reason)
-        self.input = plaintext
-        if spec["operation"] == "decrypt":
-            self.input = provider.prepare(info["name"], "encrypt", params)(plaintext)
-            self.expected, self.deterministic = plaintext, True
-        else:
+        params = self.params
+        if not isinstance(params, Params):
+            if not isinstance(params, dict):
+                raise SpecError("params: missing (the coordinator sends the case's parameters)")
+            params = parse_params(params, [], b"", 0)
+        alg = info["name"]
+        public_key = catalogue.is_public_key_or_kdf(info)
+        message = case_input(spec, info)
+        self.input = message
+        if op == "decrypt":  # this provider's ciphertext of the message
+            encrypting = replace(params, keypair=params.public) if public_key else params
+            self.input = provider.prepare(alg, "encrypt", encrypting)(message)
+            self.expected, self.deterministic = message, True
+        if op == "verify":  # this provider's signature of the message
+            params.signature = provider.prepare(alg, "sign", params)(message)
+        if public_key and op in ("verify", "encrypt"):
+            params.keypair = params.public
+        if op != "decrypt":
             self._reference(provider, info, params)
         self.layout = {"inplace": False}
         if spec["inplace"] and info["kind"] in ("cipher", "aead"):
             self.layout["note"] = NOT_IN_PLACE
-        self._heap_and_calibrate(provider, info, params)
-
-    def _open_public_key(self, provider, info: dict) -> None:
-        spec, op = self.spec, self.spec["operation"]
-        takes_message = op != "keygen" and info["kind"] != "key-agreement"
-        if not takes_message and spec["size"]:
-            raise Unsupported(f"{op} {info['name']} takes no input: size must be 0")
-        if info["kind"] == "pk-encryption" and spec["size"] + 66 > info["output_bytes"]:
-            raise Unsupported(f"{info['name']} encrypts at most {info['output_bytes'] - 66} bytes")
-        if info["kind"] != "kdf" and spec["cost"]:
-            raise Unsupported(f"{info['name']} takes no cost parameters")
-        params = case_params(info, spec)
-        message = make_input(spec["input"], spec["size"] if takes_message else 0, spec["seed"])
-        self.gate = run_pk_gate(provider, info, op, message, params)
-        if not self.gate.ok:
-            raise RuntimeError(self.gate.reason)
-        self.input = message
-        if op == "verify":
-            params.signature = provider.prepare(info["name"], "sign", params)(message)
-            params.keypair = vectors.public_parts(info, params.keypair)
-        elif op == "encrypt":
-            params.keypair = vectors.public_parts(info, params.keypair)
-        elif op == "decrypt":
-            self.input = provider.prepare(info["name"], "encrypt", params)(message)
-        if op == "decrypt":
-            self.expected, self.deterministic = message, True
-        else:
-            self._reference(provider, info, params)
-        self.layout = {"inplace": False}
         self._heap_and_calibrate(provider, info, params)
 
     def _reference(self, provider, info: dict, params: Params) -> None:
@@ -203,11 +168,7 @@ class OpenCase:
         spec, op = self.spec, self.spec["operation"]
         tracemalloc.start()
         before = tracemalloc.get_traced_memory()[0]
-        if op == "keygen":
-            alg = info["name"]
-            self.run = lambda _data: provider.generate_key(alg)
-        else:
-            self.run = provider.prepare(info["name"], op, params)
+        self.run = provider.prepare(info["name"], op, params)
         self.heap["prepare_bytes"] = max(0, tracemalloc.get_traced_memory()[0] - before)
         tracemalloc.stop()
 
@@ -227,11 +188,13 @@ class OpenCase:
         """tracemalloc over n operations, one at a time: the Python-heap bytes each operation
         holds at its peak (its result and temporaries), and the peak over the pass. Memory the
         libraries take with malloc (OpenSSL, pycryptodome's C code) is not traced, and the
-        interpreter counts no allocation calls, so allocs/frees per operation are not reported."""
+        interpreter counts no allocation calls, so allocs/frees per operation are not reported.
+        The process's resident peak across the pass (rss.py) sees what the libraries take."""
         run, data = self.run, self.input
         tracemalloc.start()
         base = tracemalloc.get_traced_memory()[0]
         peak_sum = peak_max = 0
+        resident = rss.PeakPass()
         for _ in range(n):
             tracemalloc.reset_peak()
             start = tracemalloc.get_traced_memory()[0]
@@ -240,6 +203,7 @@ class OpenCase:
             peak_sum += peak - start
             peak_max = max(peak_max, peak - base)
             self.sink = None
+        self.heap |= resident.end()
         tracemalloc.stop()
         self.heap["bytes_per_op"] = peak_sum / n
         self.heap["peak_live_bytes"] = peak_max

@@ -1,144 +1,96 @@
 """The runner protocol (docs/protocol.md): case parsing with the native runner's checks, the
-messages, and the list and check commands (serve's request dispatch is in serve.py)."""
+messages and the list command (serve's request dispatch is in serve.py)."""
 
 import json
 import os
 import platform
-import resource
-import socket
 
 import cryptobench_pyrunner as pkg
 
 from . import catalogue, variants
 from .engine import OpenCase, summarise
 from .errors import SpecError
-from .providers import NAMES, all_providers, provider_by_name
+from .providers import NAMES, all_providers, not_offered, offered
+from .rss import max_rss_kb
 
+GATE = "coordinator"  # this runner is gated by the coordinator (docs/protocol.md, "Who gates")
+
+# field -> (type, default (None: required), lowest, highest); numbers are checked against the range
 CASE_FIELDS = {
-    "id",
-    "provider",
-    "variant",
-    "operation",
-    "algorithm",
-    "size",
-    "input",
-    "align_offset",
-    "aad_bytes",
-    "samples",
-    "batch",
-    "target_sample_ms",
-    "warmup_ms",
-    "heap_iterations",
-    "seed",
-    "agreement",
-    "cost",
-    "inplace",
+    "id": (str, None),
+    "provider": (str, None),
+    "variant": (str, ""),
+    "operation": (str, None),
+    "algorithm": (str, None),
+    "size": (int, None, 0, 1 << 30),
+    "input": (str, "random"),
+    "align_offset": (int, 0, 0, 63),
+    "aad_bytes": (int, 0, 0, 1 << 20),
+    "samples": (int, 11, 1, 100000),
+    "batch": (int, 1, 1, 100000),
+    "target_sample_ms": (float, 2.0, 0.001, float("inf")),
+    "warmup_ms": (float, 20.0, 0.0, float("inf")),
+    "heap_iterations": (int, 8, 1, 1000000),
+    "seed": (int, 1, 0, 2**64 - 1),
+    "agreement": (bool, True),
+    "cost": (dict, {}),
+    "inplace": (bool, True),
 }
 OPERATIONS = ("encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive")
-_MISSING = object()
 
 
-def _is_uint(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-
-class Fields:
-    def __init__(self, m: dict, where: str):
-        self.m, self.where = m, where
-
-    def fail(self, name: str, why: str):
-        raise SpecError(f"{self.where}.{name}: {why}")
-
-    def str(self, name, fallback=_MISSING):
-        if name not in self.m:
-            if fallback is _MISSING:
-                self.fail(name, "missing")
-            return fallback
-        if not isinstance(self.m[name], str):
-            self.fail(name, "must be a string")
-        return self.m[name]
-
-    def uint(self, name, fallback=_MISSING, lo=0, hi=2**64 - 1):
-        if name not in self.m:
-            if fallback is _MISSING:
-                self.fail(name, "missing")
-            return fallback
-        v = self.m[name]
-        if not _is_uint(v):
-            self.fail(name, "must be a non-negative integer")
-        if not lo <= v <= hi:
-            self.fail(name, f"must be between {lo} and {hi}")
-        return v
-
-    def number(self, name, fallback, lo):
-        if name not in self.m:
-            return fallback
-        v = self.m[name]
-        if isinstance(v, bool) or not isinstance(v, int | float):
-            self.fail(name, "must be a number")
-        if not v >= lo:
-            self.fail(name, f"must be at least {lo:g}")
-        return float(v)
+def _typed(v, kind) -> bool:
+    if kind is float:
+        return isinstance(v, int | float) and not isinstance(v, bool)
+    return isinstance(v, kind) and (kind is bool or not isinstance(v, bool))
 
 
 def parse_case(raw, where: str = "case") -> dict:
-    """protocol.cpp, parse_case."""
+    """The case specification (docs/protocol.md): types, defaults and ranges from CASE_FIELDS,
+    then what the catalogue and this runner's providers say."""
     if not isinstance(raw, dict):
         raise SpecError(f"{where}: must be an object")
-    for k in sorted(raw):
-        if k not in CASE_FIELDS:
-            raise SpecError(f"{where}.{k}: unknown field")
-    f = Fields(raw, where)
-    s = {"id": f.str("id"), "provider": f.str("provider")}
-    if s["provider"] not in NAMES:
-        f.fail(
-            "provider", f"unknown provider '{s['provider']}' (this runner has: {', '.join(NAMES)})"
-        )
-    s["variant"] = f.str("variant", "")
-    s["operation"] = f.str("operation")
-    s["algorithm"] = f.str("algorithm")
-    info = catalogue.find(s["algorithm"])
-    if info is None:
-        f.fail("algorithm", f"unknown algorithm '{s['algorithm']}'")
-    if s["operation"] not in OPERATIONS:
-        f.fail("operation", f"unknown operation '{s['operation']}' ({', '.join(OPERATIONS)})")
-    if s["operation"] not in info["operations"]:
-        f.fail(
-            "operation", f"{s['operation']} does not apply to {s['algorithm']} (a {info['kind']})"
-        )
-    s["size"] = f.uint("size", hi=1 << 30)
-    if s["size"] < info["min_size"] or s["size"] % info["block_bytes"]:
-        f.fail(
-            "size",
-            f"{s['algorithm']} needs at least {info['min_size']} bytes in multiples of "
-            f"{info['block_bytes']}",
-        )
-    s["input"] = f.str("input", "random")
-    if s["input"] not in ("random", "zeros", "text"):
-        f.fail("input", "must be random, zeros or text")
-    s["align_offset"] = f.uint("align_offset", 0, 0, 63)
-    s["aad_bytes"] = f.uint("aad_bytes", 0, 0, 1 << 20)
-    s["samples"] = f.uint("samples", 11, 1, 100000)
-    s["batch"] = f.uint("batch", 1, 1, 100000)
-    s["target_sample_ms"] = f.number("target_sample_ms", 2.0, 0.001)
-    s["warmup_ms"] = f.number("warmup_ms", 20.0, 0.0)
-    s["heap_iterations"] = f.uint("heap_iterations", 8, 1, 1000000)
-    s["seed"] = f.uint("seed", 1)
-    s["agreement"] = raw.get("agreement", True)
-    if not isinstance(s["agreement"], bool):
-        f.fail("agreement", "must be true or false")
-    s["inplace"] = raw.get("inplace", True)
-    if not isinstance(s["inplace"], bool):
-        f.fail("inplace", "must be true or false")
-    cost = raw.get("cost", {})
-    if not isinstance(cost, dict):
-        f.fail("cost", "must be an object of non-negative integers")
-    for name, v in cost.items():
-        if not _is_uint(v):
-            f.fail("cost", f"{name} must be a non-negative integer")
-    if cost and info["kind"] != "kdf":
-        f.fail("cost", f"{s['algorithm']} takes no cost parameters (only KDFs do)")
-    s["cost"] = dict(cost)
+    s = {}
+    for name, (kind, default, *limits) in CASE_FIELDS.items():
+        v = raw.get(name, default)
+        if v is None or not _typed(v, kind):
+            what = "missing" if v is None else f"must be a {kind.__name__}"
+            raise SpecError(f"{where}.{name}: {what}")
+        if limits and not limits[0] <= v <= limits[1]:
+            raise SpecError(f"{where}.{name}: must be between {limits[0]:g} and {limits[1]:g}")
+        s[name] = dict(v) if kind is dict else v
+    info = catalogue.find(s["algorithm"]) or {}
+
+    def check(bad, field: str, why: str) -> None:
+        if bad:
+            raise SpecError(f"{where}.{field}: {why}")
+
+    unknown = sorted(set(raw) - set(CASE_FIELDS))
+    check(unknown, unknown[0] if unknown else "", "unknown field")
+    check(
+        s["provider"] not in NAMES,
+        "provider",
+        f"unknown provider '{s['provider']}' (this runner has: {', '.join(NAMES)})",
+    )
+    check(not info, "algorithm", f"unknown algorithm '{s['algorithm']}'")
+    check(
+        s["operation"] not in info["operations"],
+        "operation",
+        f"does not apply to {s['algorithm']} ({', '.join(info['operations'])})",
+    )
+    check(
+        s["size"] < info["min_size"] or s["size"] % info["block_bytes"],
+        "size",
+        f"{s['algorithm']} needs at least {info['min_size']} bytes in multiples of "
+        f"{info['block_bytes']}",
+    )
+    check(s["input"] not in ("random", "zeros", "text"), "input", "must be random, zeros or text")
+    check(s["cost"] and info["kind"] != "kdf", "cost", "only KDFs take cost parameters")
+    check(
+        any(not _typed(v, int) or v < 0 for v in s["cost"].values()),
+        "cost",
+        "must be an object of non-negative integers",
+    )
     return s
 
 
@@ -147,59 +99,23 @@ def emit(out, message: dict) -> None:
     out.flush()
 
 
-def max_rss_kb() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
-def _cpuinfo(key: str) -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                if k.strip() == key:
-                    return v.strip()
-    except OSError:
-        pass
-    return ""
-
-
-def _os_name() -> str:
-    try:
-        return platform.freedesktop_os_release().get("PRETTY_NAME", "unknown")
-    except OSError:
-        return "unknown"
-
-
 def machine_record() -> dict:
-    flags = _cpuinfo("flags").split()
-    u = os.uname()
-    governor = None
-    try:
-        with open("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") as f:
-            governor = f.read().strip()
-    except OSError:
-        pass
+    """What only this process knows, its interpreter and its clock; the machine itself (CPU,
+    kernel, OS) is the native runner's record (docs/protocol.md, "capabilities")."""
+    python = f"{platform.python_implementation()} {platform.python_version()}"
     return {
-        "cpu_model": _cpuinfo("model name"),
-        "cpu_flags": flags,
-        "cores": os.cpu_count(),
-        "kernel": f"{u.sysname} {u.release} {u.machine}",
-        "hostname": socket.gethostname(),
-        "os": _os_name(),
-        "compiler": f"{platform.python_implementation()} {platform.python_version()}",
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "compiler": python,
+        "python": python,
         "tsc_hz": None,
-        "tsc_invariant": "constant_tsc" in flags and "nonstop_tsc" in flags,
         "tsc_note": "no TSC read from Python: samples carry 0 ticks; time is CLOCK_MONOTONIC "
         "(time.perf_counter_ns)",
-        "governor": governor,
     }
 
 
 def capabilities() -> dict:
     machine = machine_record()
     machine["libraries"] = {}
-    providers, offered = [], set()
+    providers, names = [], set()
     for p in all_providers():
         entry = {
             "name": p.name,
@@ -207,13 +123,14 @@ def capabilities() -> dict:
             "variant": variants.CURRENT[p.name],
             "variants": variants.listing(p.name),
             "algorithms": [
-                {"name": a, "operations": catalogue.find(a)["operations"]} for a in p.algorithms()
+                {"name": a, "operations": catalogue.find(a)["operations"]} for a in offered(p)
             ],
+            "not_offered": {a: why for a, why in not_offered(p).items() if why},
             "code_path": p.code_path(),
         }
         if p.unusable:
             entry["unusable"] = p.unusable
-        offered.update(p.algorithms())
+        names.update(offered(p))
         machine["libraries"][p.name] = entry["version"]
         providers.append(entry)
     return {
@@ -221,8 +138,9 @@ def capabilities() -> dict:
         "schema": pkg.SCHEMA,
         "runner": pkg.RUNNER,
         "runner_version": pkg.VERSION,
+        "gate": GATE,
         "machine": machine,
-        "algorithms": [a for a in catalogue.ALGORITHMS.values() if a["name"] in offered],
+        "algorithms": [a for a in catalogue.ALGORITHMS.values() if a["name"] in names],
         "providers": providers,
     }
 
@@ -236,6 +154,7 @@ def hello(cpu: int | None) -> dict:
         "pid": os.getpid(),
         "cpu": cpu,
         "variants": dict(variants.CURRENT),
+        "gate": GATE,
     }
 
 
@@ -245,7 +164,7 @@ def case_message(c: OpenCase) -> dict:
         "id": c.spec["id"],
         "status": c.status,
         "reason": c.reason,
-        "gate": c.gate.to_json(),
+        "gate": {},
         "iterations": c.iterations,
         "calibration_ns": c.calibration_ns,
     }
@@ -258,7 +177,7 @@ def result_message(c: OpenCase) -> dict:
         "id": s["id"],
         "status": c.status,
         "reason": c.reason,
-        "gate": c.gate.to_json(),
+        "gate": {},
     }
     for k in (
         "provider",
@@ -300,56 +219,6 @@ class Totals:
             **self.counts,
             "max_rss_kb": max_rss_kb(),
         }
-
-
-def check(names: list[str], out) -> int:
-    """The gate for every provider × algorithm × operation (protocol.cpp, command_check)."""
-    from .common import ByteStream, Params
-    from .errors import Unsupported
-    from .gate import GateReport, run_gate
-    from .gate_pk import case_params, run_pk_gate
-
-    cheap = {
-        "pbkdf2-sha1": {"iterations": 1000},
-        "pbkdf2-sha256": {"iterations": 1000},
-        "pbkdf2-sha512": {"iterations": 1000},
-        "scrypt": {"N": 1024, "r": 8, "p": 1},
-        "argon2id": {"t": 2, "m": 1024, "p": 1},
-    }
-    totals = Totals()
-    for name in names or list(NAMES):
-        p = provider_by_name(name)
-        for alg in p.algorithms():
-            info = catalogue.find(alg)
-            stream = ByteStream(7)
-            params = Params(key=stream.bytes(info["key_bytes"]), iv=stream.bytes(info["iv_bytes"]))
-            data = stream.bytes(1024 if info["block_bytes"] > 1 else 1000)
-            pk = catalogue.is_public_key_or_kdf(info)
-            if pk:
-                data = data[:32]
-                params = case_params(info, {"seed": 1, "cost": cheap.get(alg, {})})
-            for op in info["operations"]:
-                try:
-                    g = (run_pk_gate if pk else run_gate)(p, info, op, data, params)
-                    status = "ok" if g.ok else "failed"
-                except Unsupported as e:
-                    g, status = GateReport(reason=str(e)), "unsupported"
-                totals.count(status)
-                emit(
-                    out,
-                    {
-                        "type": "check",
-                        "provider": name,
-                        "variant": variants.CURRENT[name],
-                        "algorithm": alg,
-                        "operation": op,
-                        "status": status,
-                        "reason": g.reason,
-                        "gate": g.to_json(),
-                    },
-                )
-    emit(out, totals.message())
-    return 1 if totals.counts["failed"] else 0
 
 
 def pin(cpu: int | None, enabled: bool) -> int | None:

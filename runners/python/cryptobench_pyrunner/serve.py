@@ -1,13 +1,14 @@
 """The serve command (docs/protocol.md, "Commands"): one request per line, dispatched to the case
-engine or to the agreement; in its own module so that protocol.py (case parsing, messages) and
-agreement.py (which parses cases) do not import each other."""
+engine or to the steps of the coordinator's gate."""
 
 import json
 
-from .agreement import agreement_request
-from .engine import OpenCase
-from .errors import SpecError
-from .protocol import Fields, Totals, case_message, emit, hello, parse_case, result_message
+from .engine import OpenCase, case_input, resolve
+from .errors import SpecError, Unsupported
+from .protocol import Totals, case_message, emit, hello, parse_case, result_message
+from .steps import digest, run_steps
+
+COMMANDS = "open, sample, close, steps, quit"
 
 
 def serve(inp, out, cpu: int | None) -> int:
@@ -24,44 +25,49 @@ def serve(inp, out, cpu: int | None) -> int:
             continue
         cmd = req.get("cmd") if isinstance(req, dict) else None
         if not isinstance(cmd, str):
-            emit(
-                out,
-                {
-                    "type": "error",
-                    "message": "cmd: missing (open, sample, close, quit, agreement, cross_check)",
-                },
-            )
+            emit(out, {"type": "error", "message": f"cmd: missing ({COMMANDS})"})
             continue
         if cmd == "quit":
             break
         try:
-            if cmd in ("agreement", "cross_check"):
-                emit(out, agreement_request(cmd, req))
-            else:
-                emit(out, _serve_one(cmd, req, open_cases, totals))
+            emit(out, _serve_one(cmd, req, open_cases, totals))
         except SpecError as e:
             emit(out, {"type": "error", "message": str(e)})
     emit(out, totals.message())
     return 0
 
 
+def _steps(req: dict) -> dict:
+    """Runs the coordinator's known-answer steps on the case's provider (docs/protocol.md)."""
+    spec = parse_case(req.get("case"))
+    reply = {"type": "steps", "id": spec["id"], "status": "ok", "reason": ""}
+    try:
+        info, provider = resolve(spec)
+    except Unsupported as e:
+        return {**reply, "status": "unsupported", "reason": str(e)}
+    data = case_input(spec, info)
+    reply["input"] = digest(data)
+    reply["results"] = run_steps(provider.prepare, info["name"], req.get("steps"), data)
+    return reply
+
+
 def _serve_one(cmd: str, req: dict, open_cases: dict, totals: Totals) -> dict:
+    if cmd == "steps":
+        return _steps(req)
     if cmd == "open":
         if "case" not in req:
             raise SpecError("case: missing")
         spec = parse_case(req["case"])
         if spec["id"] in open_cases:
             raise SpecError(f"case.id: '{spec['id']}' is already open")
-        c = OpenCase(spec)
+        c = OpenCase(spec, req.get("params"))
         if c.status == "ok":
             open_cases[spec["id"]] = c
         else:
             totals.count(c.status)
         return case_message(c)
     if cmd not in ("sample", "close"):
-        raise SpecError(
-            f"cmd: unknown command '{cmd}' (open, sample, close, quit, agreement, cross_check)"
-        )
+        raise SpecError(f"cmd: unknown command '{cmd}' ({COMMANDS})")
     cid = req.get("id")
     if not isinstance(cid, str):
         raise SpecError("id: missing")
@@ -73,7 +79,9 @@ def _serve_one(cmd: str, req: dict, open_cases: dict, totals: Totals) -> dict:
         del open_cases[cid]
         totals.count(c.status)
         return result_message(c)
-    count = Fields(req, "request").uint("count", 1, 1, 100000)
+    count = req.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 100000:
+        raise SpecError("request.count: must be between 1 and 100000")
     batch = []
     try:
         for _ in range(count):

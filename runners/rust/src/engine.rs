@@ -6,6 +6,7 @@ use crate::gate::*;
 use crate::gate_pk::*;
 use crate::heap;
 use crate::providers::provider_by_name;
+use crate::rss;
 use crate::types::*;
 use crate::variants::current_variant;
 use crate::vectors::*;
@@ -465,9 +466,11 @@ impl OpenCase {
         if self.spec.operation == "keygen" && heap_ops > 2 {
             heap_ops = 2;
         }
+        let resident = rss::PeakPass::start();
         heap::start();
         let r = self.run_ops(heap_ops);
         let counts = heap::stop();
+        let (rss_before_kb, rss_peak_kb) = resident.end();
         r?;
         let n = heap_ops as f64;
         self.heap = json!({
@@ -477,6 +480,8 @@ impl OpenCase {
             "peak_live_bytes": counts.peak_live,
             "prepare_allocs": prep.allocs,
             "prepare_bytes": prep.bytes,
+            "rss_before_kb": rss_before_kb,
+            "rss_peak_kb": rss_peak_kb,
         });
         Ok(())
     }

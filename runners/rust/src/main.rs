@@ -12,6 +12,7 @@ mod heap;
 mod machine;
 mod protocol;
 mod providers;
+mod rss;
 mod types;
 mod variants;
 mod vectors;

@@ -157,11 +157,7 @@ pub fn emit(w: &mut impl Write, m: &Value) {
     let _ = w.flush();
 }
 
-pub fn max_rss_kb() -> i64 {
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    ru.ru_maxrss
-}
+pub use crate::rss::max_rss_kb;
 
 pub fn gate_json(g: &GateReport) -> Value {
     let mut out = json!({"kat": g.kat, "roundtrip": g.roundtrip, "agreement": g.agreement});

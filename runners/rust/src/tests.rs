@@ -209,3 +209,17 @@ fn the_heap_counter_counts_allocations() {
     let counts = crate::heap::stop();
     assert!(counts.allocs >= 1 && counts.frees >= 1 && counts.bytes >= 1000 && counts.peak_live >= 1000, "{counts:?}");
 }
+
+#[test]
+fn the_heap_pass_reports_the_resident_peak_of_a_memory_hard_kdf() {
+    // Argon2id with m = 32 MiB: its blocks are one allocation the process maps and unmaps per
+    // derivation, so the resident peak across the heap pass rises by at least that much.
+    let mut spec = case("derive", "argon2id", 16, false);
+    spec.cost = [("t", 1), ("m", 32768), ("p", 1)].into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    let c = open_with(&RustCrypto, spec);
+    assert_eq!(c.status, STATUS_OK, "{}", c.reason);
+    let (before, peak) = (c.heap["rss_before_kb"].as_i64(), c.heap["rss_peak_kb"].as_i64());
+    let rise = peak.unwrap() - before.unwrap();
+    assert!(rise >= 28 * 1024, "resident peak rose by {rise} KiB across the heap pass");
+    assert!(c.heap["peak_live_bytes"].as_u64().unwrap() >= 32 << 20, "{}", c.heap);
+}

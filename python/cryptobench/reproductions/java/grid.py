@@ -1,7 +1,6 @@
 """Measuring the paper 001's grid: one core run (stored like any other) over the Java providers
 and the native comparison, and the key-setup cases the JVM runner measures on its own."""
 
-import argparse
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,6 +11,7 @@ from cryptobench.errors import UserError
 from cryptobench.progress import ProgressBar
 from cryptobench.reproductions.java import model
 from cryptobench.runner.process import RunnerFailure, ServeProcess
+from cryptobench.scenarios.base import Target
 
 
 @dataclass
@@ -30,9 +30,10 @@ class Grid:
 
 
 def choose(caps: Capabilities, quick: bool) -> Grid:
-    present = [p for p in [*model.JAVA_PROVIDERS, model.NATIVE] if p in caps.providers]
+    wanted = [*model.JAVA_PROVIDERS, model.NATIVE, *(n for n, _ in model.SAME_LIBRARY.values())]
+    present = [p for p in wanted if p in caps.providers]
     why = "; ".join(f"{r}: {w}" for r, w in caps.absent.items()) or "not built here"
-    absent = {p: why for p in [*model.JAVA_PROVIDERS, model.NATIVE] if p not in caps.providers}
+    absent = {p: why for p in wanted if p not in caps.providers}
     if quick:
         return Grid(present, model.QUICK_SIZES, model.QUICK_SYMMETRIC, model.QUICK_HASHES,
                     model.QUICK_MACS, model.QUICK_SIGNATURES, model.QUICK_PK_ENCRYPTION, [],
@@ -74,14 +75,14 @@ timeout_s = 180
     return text
 
 
-def run_grid(args: argparse.Namespace, g: Grid, quick: bool) -> int:
+def run_grid(target: Target, g: Grid, quick: bool) -> int:
     suite = plan.parse_suite(suite_text(g, quick), "paper-001", "the paper 001 grid")
     exe = runner.find_runner()
     caps = runner.discover()
     the_plan = plan.expand(suite, caps)
-    db = store.Store.open(args.db)
+    db = store.Store.open(target.db)
     note = "reproduce 001" + (" --quick" if quick else "")
-    argv = getattr(args, "argv", ["cryptobench", "reproduce", "001"])
+    argv = list(target.argv) or ["cryptobench", "reproduce", "001"]
     run_id = lifecycle.create_core_run(db, the_plan, exe, caps, argv, note)
     runner_args, _ = lifecycle.runner_pinning(None, False)
     bar = ProgressBar()

@@ -10,8 +10,9 @@ QUICK_SIZES = [128 * KIB, 512 * KIB, 2 * MIB]
 FOCUS_SIZE = MIB
 
 # Its four security levels (section 2.1) are time frames: 2-3, 10, 20 and 30 years. Table 1 (the
-# key lengths) is not in the excerpt; the paper says it follows ECRYPT's yearly report, whose 2008
-# levels for those time frames are 80, 96, 112 and 128 bits of symmetric strength. We map each
+# key lengths) is not in the excerpt; the paper took the maximum of several recommendations, not
+# ECRYPT's alone (§2.1). ECRYPT's 2008 levels for those time frames are 80, 96, 112 and 128 bits
+# of symmetric strength, our inference (LEVEL_SOURCE says how it differs). We map each
 # level to those bits (inferred, and said so in the output) and each algorithm to the highest
 # level its strength reaches (cryptobench's security_levels.toml, NIST SP 800-57 ratings).
 LEVELS: list[tuple[str, str, int]] = [
@@ -21,8 +22,11 @@ LEVELS: list[tuple[str, str, int]] = [
     ("4", "30 years", 128),
 ]
 LEVEL_SOURCE = (
-    "levels inferred: the excerpt lacks Table 1; its time frames (2-3, 10, 20, 30 years) are "
-    "ECRYPT 2008's 80, 96, 112 and 128-bit levels, which it says it followed"
+    "levels inferred, not the paper's: the excerpt lacks Table 1, and the paper did not adopt "
+    "ECRYPT's key lengths: it took the maximum of several recommendations (BSI, NIST, DCSSI, "
+    "Lenstra, ECRYPT), and for level 4 an average giving 6136-bit asymmetric keys (§2.1). We map "
+    "its time frames to ECRYPT 2008's 80, 96, 112 and 128-bit levels, which puts RSA-3072 at "
+    "level 4, far below its 6136 bits"
 )
 
 # The paper's seven Java providers and one C library (section 2.2), and what stands in here.
@@ -59,6 +63,12 @@ NEW_PROVIDERS = {
 }
 JAVA_PROVIDERS = ["sunjce", "bouncycastle", "accp", "conscrypt", "nss"]
 NATIVE = "openssl"
+# The paper's language question (JSafe vs BSafe: one vendor's library from Java and from C++),
+# asked of pairs that share one library here: Java provider -> (native provider, library).
+# ACCP and aws-lc-rs both bind AWS-LC (each bundles its own AWS-LC build, so versions may
+# differ). Conscrypt's BoringSSL and NSS's softoken have no native provider here, and OpenSSL is
+# not the library behind any Java provider, so those are no pairs.
+SAME_LIBRARY = {"accp": ("aws-lc-rs", "AWS-LC")}
 
 # Its algorithm kinds (Tables 2-5) that still exist in the catalogue. Blowfish, DES and RC4 are
 # not in it (RC4 is prohibited in TLS by RFC 7465; DES is broken by exhaustive search): ChaCha20

@@ -3,12 +3,13 @@ transfer — with real daemons in two network namespaces, and plain TLS on loopb
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
 from cryptobench.figures import failed, skipped
-from cryptobench.scenarios.base import run_figure_scenario
+from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.channel import model
 
 
@@ -56,7 +57,7 @@ def _list(given: str | None, default: list[str], known: list[str], what: str) ->
     return chosen
 
 
-def settings(args: argparse.Namespace) -> dict[str, Any]:
+def settings(args: "Options") -> dict[str, Any]:
     from cryptobench.units import parse_size
 
     quick = bool(args.quick)
@@ -201,11 +202,29 @@ def measure_all(db, run_id, ledger, spec) -> None:
         channel_parts(db, run_id, ledger, topo, pki, work, spec)
 
 
-def command(args: argparse.Namespace) -> int:
-    from cryptobench.scenarios.channel import figures as channel_figures
-    from cryptobench.scenarios.channel.report import sections
+@dataclass(frozen=True)
+class Options:
+    """What `cryptobench channel` measures (the command line's options, typed; None: the
+    default the option's help names)."""
 
-    spec = settings(args)
+    parts: str | None = None  # comma-separated
+    channels: str | None = None  # comma-separated
+    accel: str | None = None  # "on", "off" or "on,off"
+    runs: int | None = None
+    window: float | None = None  # seconds per OpenVPN handshake cell
+    size: str | None = None  # bulk file size, "128M"
+    quick: bool = False
+
+
+def command(args: argparse.Namespace) -> int:
+    return start(options_from(Options, args), Target.from_args(args)).status
+
+
+def start(options: Options, target: Target) -> Started:
+    """Measures the channels, stores the run; see run_figure_scenario for the rest of its life."""
+    from cryptobench.scenarios.channel import SCENARIO
+
+    spec = settings(options)
 
     def measure(db, run_id: int, ledger) -> None:
         measure_all(db, run_id, ledger, spec)
@@ -214,4 +233,4 @@ def command(args: argparse.Namespace) -> int:
 
             db.add_figures(run_id, predict.figures(db, db.figures(run_id)))
 
-    return run_figure_scenario(args, "channel", spec, measure, channel_figures.summary, sections)
+    return run_figure_scenario(SCENARIO, target, spec, measure)

@@ -1,16 +1,16 @@
 """`cryptobench scenario config`: its options and what it does."""
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cryptobench.errors import EXIT_INTERRUPTED, UserError
-from cryptobench.files import write_file
+from cryptobench.errors import UserError
+from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.config.driver import default_providers, find_driver, run_scenario
-from cryptobench.scenarios.config.figures import save, summary, to_json
+from cryptobench.scenarios.config.figures import stored_settings, to_figures
 from cryptobench.scenarios.config.model import (
     QUICK_COMPAT_MAX_N,
     QUICK_N,
@@ -23,7 +23,6 @@ from cryptobench.scenarios.config.model import (
     ScenarioRun,
     Series,
 )
-from cryptobench.scenarios.config.report import render_page
 
 # ---- the `cryptobench scenario config` command ---------------------------------------------------
 # cli.py's subcommand is these two functions: its options, and what it does.
@@ -118,19 +117,35 @@ def add_arguments(p: Any) -> None:
     p.add_argument("--json-out", type=Path, metavar="FILE", help="also write the results as JSON")
 
 
-def command(args: Any) -> int:
-    """Runs the scenario, stores it as a run, prints the summary, writes --report/--json-out."""
-    from cryptobench import runner, store
-    from cryptobench.lifecycle import scenario_run
-    from cryptobench.progress import ProgressBar
+@dataclass(frozen=True)
+class Options:
+    """What `cryptobench scenario config` measures (the command line's options, typed)."""
 
-    quick = args.quick
-    n_values = args.n or (QUICK_N if quick else THESIS_N)
-    runs = args.runs or (QUICK_RUNS if quick else THESIS_RUNS)
-    exe = runner.find_runner()
-    caps = runner.list_capabilities(exe)
-    if args.providers:
-        providers = [p.strip() for p in args.providers.split(",") if p.strip()]
+    quick: bool = False
+    n: tuple[int, ...] | None = None  # configuration sizes (default: the thesis's, or QUICK_N)
+    runs: int | None = None  # runs per size (default: THESIS_RUNS, or QUICK_RUNS)
+    providers: str | None = None  # comma-separated (default: every one offering the algorithms)
+    workdir: Path | None = None  # where the configuration files are written
+    driver: str | None = None  # the confcrypt-bench executable
+
+
+def command(args: argparse.Namespace) -> int:
+    return start(options_from(Options, args), Target.from_args(args)).status
+
+
+def start(options: Options, target: Target) -> Started:
+    """Runs the scenario, stores its figures as a run, prints the summary, writes the
+    target's --report/--json-out."""
+    from cryptobench import runner
+    from cryptobench.progress import ProgressBar
+    from cryptobench.scenarios.config import SCENARIO
+
+    quick = options.quick
+    n_values = options.n or (QUICK_N if quick else THESIS_N)
+    runs = options.runs or (QUICK_RUNS if quick else THESIS_RUNS)
+    caps = runner.list_capabilities(runner.find_runner())
+    if options.providers:
+        providers = [p.strip() for p in options.providers.split(",") if p.strip()]
         for name in providers:
             caps.provider(name)  # UserError naming the ones there are
     else:
@@ -143,25 +158,9 @@ def command(args: Any) -> int:
                 + " and ".join(alg for alg, _ in REQUIRED_ALGORITHMS)
                 + "; name some with --providers"
             )
-    driver = find_driver(args.driver)
-    db = store.Store.open(args.db)
-    bar = ProgressBar()
-    collected: list[ScenarioRun] = []  # one per driver pass, as they report
+    driver = find_driver(options.driver)
     passes = _passes(n_values, quick)
-
-    def progress(run: ScenarioRun, message: dict[str, Any]) -> None:
-        if not collected or collected[-1] is not run:
-            collected.append(run)
-        if message.get("type") == "sample":
-            label = Series(message["scheme"], message.get("provider") or "", "").label
-            where = (
-                f"pass {len(collected)}/{len(passes)}: {label} n={message['n']} "
-                f"run {message['run'] + 1}/{runs}"
-            )
-            bar.update(len(run.samples), run.expected_samples(), where)
-
-    status, failure, scenario = "complete", None, None
-    spec = {"providers": providers, "n": n_values, "runs": runs}
+    spec = {"providers": providers, "n": list(n_values), "runs": runs}
     libraries = [
         {
             "provider": name,
@@ -172,57 +171,53 @@ def command(args: Any) -> int:
         }
         for name in providers
     ]
-    try:
-        with scenario_run(
-            db,
-            "config",
-            settings={"scenario": {"name": "config", "spec": spec}},
-            argv=getattr(args, "argv", ["cryptobench", "scenario", "config"]),
-            machine=caps.machine,
-            driver="confcrypt-bench",
-            driver_path=driver,
-            libraries=libraries,
-            note=args.note,
-        ) as run_id:
-            args.run_id = run_id  # for `reproduce`, which reads the run back
-            print(
-                f"run {run_id}: scenario config, n = {', '.join(map(str, n_values))}, "
-                f"{runs} runs, providers {', '.join(providers)}"
-                + (
-                    f"; the thesis's scheme up to n = {QUICK_COMPAT_MAX_N}, beyond from its fit"
-                    if len(passes) > 1
-                    else ""
-                ),
-                file=sys.stderr,
-                flush=True,
-            )
-            try:
-                for schemes, n_pass in passes:
-                    run_scenario(providers, n_pass, runs, driver, args.workdir, progress, schemes)
-                scenario = _merged(collected, passes, n_values)
-            finally:
-                bar.close()
-                # What was measured before a stop is kept: samples are complete runs of lines.
-                save(db, run_id, scenario or _merged(collected, passes, n_values))
-    except KeyboardInterrupt:
-        status = "interrupted"
-    except UserError as e:
-        status, failure = "interrupted", e
-    if failure is not None:
-        raise UserError(f"{failure} (what was measured is stored as run {run_id})")
-    if scenario is None:
-        print(f"interrupted: run {run_id} holds the samples measured so far", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    results = scenario.analyse()
-    print(summary(results, scenario.info))
-    if args.report:
-        page = render_page(
-            scenario, results, caps.machine, title=f"cryptobench run {run_id}: scenario config"
+
+    def measure(db: Any, run_id: int, ledger: Any) -> None:
+        bar = ProgressBar()
+        collected: list[ScenarioRun] = []  # one per driver pass, as they report
+
+        def progress(run: ScenarioRun, message: dict[str, Any]) -> None:
+            if not collected or collected[-1] is not run:
+                collected.append(run)
+            if message.get("type") == "sample":
+                label = Series(message["scheme"], message.get("provider") or "", "").label
+                where = (
+                    f"pass {len(collected)}/{len(passes)}: {label} n={message['n']} "
+                    f"run {message['run'] + 1}/{runs}"
+                )
+                bar.update(len(run.samples), run.expected_samples(), where)
+
+        print(
+            f"run {run_id}: scenario config, n = {', '.join(map(str, n_values))}, "
+            f"{runs} runs, providers {', '.join(providers)}"
+            + (
+                f"; the thesis's scheme up to n = {QUICK_COMPAT_MAX_N}, beyond from its fit"
+                if len(passes) > 1
+                else ""
+            ),
+            file=sys.stderr,
+            flush=True,
         )
-        write_file(args.report, page)
-        print(f"report: {args.report}")
-    if args.json_out:
-        write_file(args.json_out, json.dumps(to_json(scenario, results), indent=1) + "\n")
-        print(f"JSON: {args.json_out}")
-    print(f"\nstored as run {run_id} in {db.path}")
-    return 0 if status == "complete" else EXIT_INTERRUPTED
+        try:
+            for schemes, n_pass in passes:
+                run_scenario(providers, n_pass, runs, driver, options.workdir, progress, schemes)
+        except UserError as e:
+            raise UserError(f"{e} (what was measured is stored as run {run_id})") from None
+        finally:
+            bar.close()
+            # What was measured before a stop is kept: samples are complete runs of lines. They
+            # are stored after the driver ends, so no write of ours disturbs its fsync'ed timings.
+            scenario = _merged(collected, passes, n_values)
+            db.add_figures(run_id, to_figures(scenario))
+            db.set_settings(run_id, {"scenario": {**spec, **stored_settings(scenario)}})
+
+    return run_figure_scenario(
+        SCENARIO,
+        target,
+        spec,
+        measure,
+        caps=caps,
+        driver="confcrypt-bench",
+        driver_path=driver,
+        libraries=libraries,
+    )

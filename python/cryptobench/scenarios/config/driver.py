@@ -44,7 +44,7 @@ def find_driver(explicit: str | None = None) -> str:
             if not (Path(given).is_file() and os.access(given, os.X_OK)):
                 raise UserError(f"{name}={given}: not an executable file")
             return given
-    repo = Path(__file__).resolve().parents[3]
+    repo = Path(__file__).resolve().parents[4]
     candidates = [
         str(Path(sys.executable).parent / "confcrypt-bench"),
         str(repo / "native" / "build" / "confcrypt-bench"),

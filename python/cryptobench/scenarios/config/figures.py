@@ -1,9 +1,10 @@
-"""The configuration scenario's figures: tables for the terminal and the report, storing and
-loading a run, its JSON, the terminal summary."""
+"""The configuration scenario's figures: tables for the terminal and the report, a driver run
+as stored figures and back, the terminal summary."""
 
+import json
 from typing import Any
 
-from cryptobench.errors import UserError
+from cryptobench.figures import Figure
 from cryptobench.scenarios.config.model import (
     DIRECTIONS,
     THESIS_DIRECTION_NAME,
@@ -14,7 +15,6 @@ from cryptobench.scenarios.config.model import (
     Series,
     _series_order,
 )
-from cryptobench.store import Store
 from cryptobench.tables import text_table
 
 
@@ -159,97 +159,95 @@ def _bytes(v: float) -> str:
     return f"{v:.0f} B"
 
 
-# ---- storing: through the store's own methods (store/sqlite.py: add_config_figures) ----------
+# ---- storing: as figures, like every scenario ---------------------------------------------------
+#
+# A sample (one timed write or read) is one repetition of the figure "time" (seconds) of its
+# scheme, provider, n and direction; a heap line is three figures of one value; a skipped
+# scheme/provider is a skipped "time" figure with the driver's reason. What the driver said
+# about itself (versions, notes) and what a --quick run extrapolates are settings of the run.
+
+TIME = "time"
+HEAP = (("allocs", "heap allocations", "calls"), ("bytes", "heap bytes", "B"),
+        ("peak_live_bytes", "peak live heap", "B"))  # fmt: skip
+SETTINGS = ("info", "notes", "extrapolate")  # beside the driver's spec in settings["scenario"]
 
 
-def store_settings(run: ScenarioRun) -> dict[str, Any]:
-    """What goes into runs.settings: the request and the driver's facts (versions, skips, notes)."""
+def _key(row: dict[str, Any]) -> dict[str, Any]:
     return {
-        "scenario": {
-            "name": "config",
-            "spec": run.spec,
-            "info": run.info,
-            "skipped": run.skipped,
-            "notes": run.notes,
-            "extrapolate": run.extrapolate,
-        }
+        "scheme": row["scheme"],
+        "provider": row.get("provider") or "",
+        "n": int(row["n"]),
+        "direction": row["direction"],
     }
 
 
-def save(db: Store, run_id: int, run: ScenarioRun) -> None:
-    """Samples, heap rows and the run's settings."""
-    with db.transaction():
-        db.add_config_figures(run_id, run.samples, run.heap)
-        db.set_settings(run_id, store_settings(run))
+def sample_figure(sample: dict[str, Any]) -> Figure:
+    return Figure(_key(sample), TIME, "s", (sample["ns"] / 1e9,), better="lower")
 
 
-def load(db: Store, run_id: int) -> ScenarioRun | None:
-    """The scenario run stored under run_id, or None when that run is not one."""
-    samples, heap = db.config_figures(run_id)
-    try:
-        settings = db.run(run_id).settings
-    except UserError:  # no such run: not one of this scenario's either
-        return None
-    meta = settings.get("scenario") if isinstance(settings, dict) else None
-    if meta is None and not samples:
-        return None
-    meta = meta or {}
-    return ScenarioRun(
-        spec=meta.get("spec", {}),
-        info=meta.get("info", {}),
-        samples=samples,
-        heap=heap,
-        skipped=meta.get("skipped", []),
-        notes=meta.get("notes", {}),
+def heap_figures(row: dict[str, Any]) -> list[Figure]:
+    return [Figure(_key(row), metric, unit, (row[field],), better="lower")
+            for field, metric, unit in HEAP]  # fmt: skip
+
+
+def skip_figure(skip: dict[str, str]) -> Figure:
+    key = {"scheme": skip["scheme"], "provider": skip.get("provider") or ""}
+    return Figure(key, TIME, "s", better="lower", status="skipped", reason=skip.get("reason", ""))
+
+
+def to_figures(run: ScenarioRun) -> list[Figure]:
+    """Everything a driver run measured, as the figures the store keeps."""
+    return [
+        *(sample_figure(s) for s in run.samples),
+        *(f for h in run.heap for f in heap_figures(h)),
+        *(skip_figure(s) for s in run.skipped),
+    ]
+
+
+def stored_settings(run: ScenarioRun) -> dict[str, Any]:
+    """The run's settings["scenario"]: the driver's spec, its facts and the extrapolation."""
+    return {**run.spec, **{k: getattr(run, k) for k in SETTINGS}}
+
+
+def from_figures(figures: list[Figure], settings: dict[str, Any]) -> ScenarioRun:
+    """The driver run a stored run's figures and settings come from (samples in run order)."""
+    run = ScenarioRun(
+        spec={k: v for k, v in settings.items() if k not in SETTINGS},
+        info=settings.get("info", {}),
+        notes=settings.get("notes", {}),
+        extrapolate=settings.get("extrapolate", {}),
         done=True,
-        extrapolate=meta.get("extrapolate", {}),
     )
-
-
-def to_json(run: ScenarioRun, results: ScenarioResults | None = None) -> dict[str, Any]:
-    """The whole scenario for --json-out: raw samples and heap rows, and what they come to."""
-    results = results or run.analyse()
-    return {
-        "scenario": "config",
-        "spec": run.spec,
-        "info": run.info,
-        "skipped": run.skipped,
-        "notes": run.notes,
-        "samples": run.samples,
-        "heap": run.heap,
-        "medians_s": [
-            {
-                "scheme": s.scheme,
-                "provider": s.provider,
-                "direction": s.direction,
-                "n": n,
-                "median_s": m,
-                "runs": results.runs[s][n],
-            }
-            for s in sorted(results.medians, key=_series_order)
-            for n, m in results.medians[s].items()
-        ],
-        "overheads": [
-            {
-                "scheme": o.series.scheme,
-                "provider": o.series.provider,
-                "direction": o.series.direction,
-                "mean_h_s": o.mean_h_s,
-                "mean_f": o.mean_f,
-                "n_values": o.n_values,
-                "thesis_h_s": o.thesis[0] if o.thesis else None,
-                "thesis_f": o.thesis[1] if o.thesis else None,
-            }
-            for o in results.overheads
-        ],
-        "thesis_source": THESIS_SOURCE,
-    }
+    heap: dict[str, dict[str, Any]] = {}
+    fields = {metric: field for field, metric, _ in HEAP}
+    for f in figures:
+        if f.status == "skipped" and f.metric == TIME:
+            run.skipped.append({**f.key, "reason": f.reason})
+        elif f.status != "ok":
+            continue
+        elif f.metric == TIME:
+            run.samples += [
+                {**f.key, "run": i, "ns": round(v * 1e9)} for i, v in enumerate(f.values)
+            ]
+        elif f.metric in fields and f.values:
+            row = heap.setdefault(json.dumps(f.key, sort_keys=True), dict(f.key))
+            row[fields[f.metric]] = f.values[-1]
+    run.heap = [row for row in heap.values() if all(k in row for k, _, _ in HEAP)]
+    return run
 
 
 # ---- presenting ----------------------------------------------------------------------------------
 
 
-def summary(results: ScenarioResults, info: dict[str, Any] | None = None) -> str:
+def summary(figures: list[Figure], settings: dict[str, Any]) -> str:
+    """What `show` and the command print for a stored run."""
+    run = from_figures(figures, settings)
+    if not run.samples:
+        return "no figures stored"
+    return summary_of(run.analyse(), run.info)
+
+
+def summary_of(results: ScenarioResults, info: dict[str, Any] | None = None) -> str:
     """The terminal summary: time for the headline n, the overhead table beside the thesis's,
     skips."""
     out = []

@@ -54,16 +54,17 @@ THESIS_TABLE: dict[tuple[str, str], tuple[float, float]] = {
     ("wholefile", "write"): (0.007, 2.791),
 }
 THESIS_SOURCE = "the thesis, Table 6.1 (per value, by library) and Table 6.2 (whole file, GnuPG)"
-# Reading 1,000 values in the thesis, in seconds, as CONFCRYPT.md quotes it ("about").
+# Reading 1,000 values in the thesis, in seconds: Tables A.1-A.4 (kdb get), row n = 1000, the
+# median of its 11 runs.
 THESIS_READ_1000: dict[str, float] = {
-    "plain": 0.003,
-    "compat/gcrypt": 10.7,
-    "compat/openssl": 16.6,
-    "compat/botan": 38.0,
+    "plain": 0.003064,
+    "compat/gcrypt": 10.708561,
+    "compat/openssl": 16.639539,
+    "compat/botan": 38.059056,
 }
 
-# How `runs` marks a scenario run (runs.suite); its figures live in scenario_samples and
-# scenario_heap, its driver facts in runs.settings["scenario"].
+# How `runs` marks a scenario run (runs.suite); its figures are stored as Figures (figures.py:
+# to_figures), its driver facts in runs.settings["scenario"].
 STORE_SUITE = "scenario:config"
 
 

@@ -3,12 +3,13 @@ input kind and size — and `cryptobench process corpus`, which builds the input
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
 from cryptobench.figures import skipped
-from cryptobench.scenarios.base import run_figure_scenario
+from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.process import corpus, driver, measure
 from cryptobench.scenarios.process.model import (
     ALGORITHMS,
@@ -63,7 +64,7 @@ def _list(text: str | None, default: tuple, what: str, known: tuple | None = Non
     return values
 
 
-def settings(args: argparse.Namespace, caps: Any) -> dict[str, Any]:
+def settings(args: "Options", caps: Any) -> dict[str, Any]:
     from cryptobench.units import parse_sizes
 
     quick = args.quick
@@ -107,22 +108,51 @@ def _check_space(workdir: Path, sizes: list[int]) -> None:
         raise UserError(f"{workdir}: {free >> 20} MiB free, the run needs {need >> 20} MiB")
 
 
+@dataclass(frozen=True)
+class Options:
+    """What `cryptobench process` does (the command line's options, typed; None: the default
+    the option's help names)."""
+
+    action: str = "measure"  # "corpus": only build the inputs (build_corpus, not start)
+    providers: str | None = None  # comma-separated
+    algorithms: str | None = None
+    kinds: str | None = None
+    sizes: str | None = None  # "128K,1M"
+    runs: int | None = None
+    quick: bool = False
+    workdir: Path | None = None
+
+
 def command(args: argparse.Namespace) -> int:
+    options = options_from(Options, args)
+    if options.action == "corpus":
+        return build_corpus(options)
+    return start(options, Target.from_args(args)).status
+
+
+def build_corpus(options: Options) -> int:
+    """`cryptobench process corpus`: builds the inputs only and prints their checksums."""
+    from cryptobench import runner
+
+    spec = settings(options, runner.list_capabilities(runner.find_runner()))
+    files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
+    for name, digest in sorted(corpus.checksums(files).items()):
+        print(f"{digest}  {corpus.cache_dir() / name}")
+    for kind, why in missing.items():
+        print(f"skipped {kind}: {why}", file=sys.stderr)
+    return 0
+
+
+def start(options: Options, target: Target) -> Started:
+    """Measures the processes and stores the run; see run_figure_scenario for the rest of its
+    life."""
     from cryptobench import runner
     from cryptobench.progress import ProgressBar
-    from cryptobench.scenarios.process import figures as process_figures
-    from cryptobench.scenarios.process.report import sections
+    from cryptobench.scenarios.process import SCENARIO
 
     exe = runner.find_runner()
     caps = runner.list_capabilities(exe)
-    spec = settings(args, caps)
-    if args.action == "corpus":
-        files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
-        for name, digest in sorted(corpus.checksums(files).items()):
-            print(f"{digest}  {corpus.cache_dir() / name}")
-        for kind, why in missing.items():
-            print(f"skipped {kind}: {why}", file=sys.stderr)
-        return 0
+    spec = settings(options, caps)
     program = driver.find_program()
     files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
     spec["corpus"] = corpus.checksums(files)
@@ -148,7 +178,7 @@ def command(args: argparse.Namespace) -> int:
     total = len(cells) * sum(len(v) for v in files.values()) * (spec["runs"] + spec["warmup"])
 
     def measure_all(db, run_id: int, ledger) -> None:
-        work = ledger.tempdir() if args.workdir is None else Path(args.workdir)
+        work = ledger.tempdir() if options.workdir is None else Path(options.workdir)
         _check_space(work, spec["sizes"])
         print(
             f"run {run_id}: process scenario, {len(cells)} provider × algorithm cells, "
@@ -174,12 +204,10 @@ def command(args: argparse.Namespace) -> int:
         measure.in_process(db, run_id, exe, cells)
 
     return run_figure_scenario(
-        args,
-        "process",
+        SCENARIO,
+        target,
         spec,
         measure_all,
-        process_figures.summary,
-        sections,
         caps=caps,
         driver=driver.PROGRAM,
         driver_path=program,

@@ -6,12 +6,13 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
 from cryptobench.figures import Figure, failed, skipped
-from cryptobench.scenarios.base import run_figure_scenario
+from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.storage import security, workloads
 from cryptobench.scenarios.storage.model import (
     DEFAULT_SIZE,
@@ -51,7 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json-out", type=Path, metavar="FILE", help="also write the figures as JSON")
 
 
-def settings(args: argparse.Namespace) -> dict[str, Any]:
+def settings(args: "Options") -> dict[str, Any]:
     from cryptobench.units import parse_size
 
     systems = all_systems()
@@ -273,26 +274,44 @@ def crypto_ceiling(db, run_id) -> None:
     db.add_figures(run_id, figs)
 
 
-def command(args: argparse.Namespace) -> int:
-    from cryptobench.scenarios.storage import figures as storage_figures
-    from cryptobench.scenarios.storage.report import sections
+@dataclass(frozen=True)
+class Options:
+    """What `cryptobench storage` measures (the command line's options, typed; None: the
+    default the option's help names)."""
 
-    spec = settings(args)
+    systems: str | None = None  # comma-separated
+    size: str | None = None  # "1G"
+    runs: int | None = None
+    backings: str | None = None  # "ext4,tmpfs"
+    quick: bool = False
+    no_bonnie: bool = False
+    workdir: Path | None = None
+
+
+def command(args: argparse.Namespace) -> int:
+    return start(options_from(Options, args), Target.from_args(args)).status
+
+
+def start(options: Options, target: Target) -> Started:
+    """Measures the systems, stores the run; see run_figure_scenario for the rest of its life."""
+    from cryptobench.scenarios.storage import SCENARIO
+
+    spec = settings(options)
     if os.geteuid() != 0:
         raise UserError("cryptobench storage needs root (loop devices, mounts, FUSE)")
-    workdir = args.workdir or Path("/var/tmp")
+    workdir = options.workdir or Path("/var/tmp")
     _check_room(workdir, spec)
 
     def measure(db, run_id: int, ledger) -> None:
         work = ledger.tempdir()
-        if args.workdir:
+        if options.workdir:
             import tempfile
 
             work = Path(tempfile.mkdtemp(prefix="cryptobench-storage-", dir=workdir))
             ledger.add("path", path=str(work))
         measure_all(db, run_id, ledger, spec, work)
 
-    return run_figure_scenario(args, "storage", spec, measure, storage_figures.summary, sections)
+    return run_figure_scenario(SCENARIO, target, spec, measure)
 
 
 def measure_all(db, run_id: int, ledger, spec: dict[str, Any], work: Path) -> None:

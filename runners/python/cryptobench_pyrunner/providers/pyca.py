@@ -118,9 +118,6 @@ def _ffdhe(bits: int):
 class Pyca(Provider):
     name = "pyca"
 
-    def algorithms(self) -> list[str]:
-        return ALGORITHMS
-
     def version(self) -> str:
         return f"cryptography {cryptography.__version__} ({backend.openssl_version_text()})"
 
@@ -133,6 +130,8 @@ class Pyca(Provider):
     def prepare(self, alg: str, op: str, params):
         if alg not in ALGORITHMS:
             raise Unsupported(f"pyca does not offer {alg}")
+        if op == "keygen":
+            return lambda _data: self.generate_key(alg)
         info = catalogue.find(alg)
         kind = info["kind"]
         if kind in ("cipher", "aead"):

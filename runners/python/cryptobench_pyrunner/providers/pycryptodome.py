@@ -87,9 +87,6 @@ def _identity(z: bytes) -> bytes:
 class PyCryptodome(Provider):
     name = "pycryptodome"
 
-    def algorithms(self) -> list[str]:
-        return ALGORITHMS
-
     def version(self) -> str:
         return f"pycryptodome {Crypto.__version__}"
 
@@ -104,6 +101,8 @@ class PyCryptodome(Provider):
     def prepare(self, alg: str, op: str, params):
         if alg not in ALGORITHMS:
             raise Unsupported(f"pycryptodome does not offer {alg}")
+        if op == "keygen":
+            return lambda _data: self.generate_key(alg)
         info = catalogue.find(alg)
         kind = info["kind"]
         if kind in ("cipher", "aead"):

@@ -72,6 +72,7 @@ final class Engine {
     final List<Sample> samples = new ArrayList<>();
     double bytesPerOp = -1;
     long prepareBytes;
+    Rss.PeakPass resident = new Rss.PeakPass();
     Op op;
     byte[] in, out; // in == out in place
     int inLen;
@@ -197,9 +198,11 @@ final class Engine {
       warmUntilSteady(c);
       c.calibrationNs = monoNs() - t0;
       c.warmupNs = c.calibrationNs;
+      c.resident = Rss.PeakPass.start();
       before = allocatedBytes();
       runOps(c, c.spec.heapIterations);
       c.bytesPerOp = (double) (allocatedBytes() - before) / c.spec.heapIterations;
+      c.resident.end();
       return;
     }
     byte[] input = plaintext;
@@ -346,9 +349,11 @@ final class Engine {
 
     long heapOps = c.spec.heapIterations;
     if (c.spec.operation.equals("keygen") && heapOps > 2) heapOps = 2;
+    c.resident = Rss.PeakPass.start();
     before = allocatedBytes();
     runOps(c, heapOps);
     c.bytesPerOp = (double) (allocatedBytes() - before) / heapOps;
+    c.resident.end();
   }
 
   /** n back-to-back operations on the case's buffers; every output's first byte goes to sink. */

@@ -207,13 +207,7 @@ final class Protocol {
   }
 
   static long maxRssKb() {
-    try {
-      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status")))
-        if (line.startsWith("VmHWM:")) return Long.parseLong(line.replaceAll("[^0-9]", ""));
-    } catch (Exception ignored) {
-      // not Linux: unknown
-    }
-    return -1;
+    return Rss.maxRssKb();
   }
 
   static JsonObject gateJson(Report g) {
@@ -295,9 +289,13 @@ final class Protocol {
       r.add("samples", samplesJson(c.samples));
       r.add("summary", summarise(c.samples, s.size));
       JsonObject heap = new JsonObject();
-      heap.addProperty("bytes_per_op", c.bytesPerOp);
-      heap.addProperty("prepare_bytes", c.prepareBytes);
+      // The counter answers -1 where the JVM does not count allocations: not measured, not 0.
+      boolean counted = Engine.allocatedBytes() >= 0;
+      heap.add("bytes_per_op", counted ? new JsonPrimitive(c.bytesPerOp) : JsonNull.INSTANCE);
+      heap.add("prepare_bytes", counted ? new JsonPrimitive(c.prepareBytes) : JsonNull.INSTANCE);
       heap.addProperty("counter", "ThreadMXBean.getCurrentThreadAllocatedBytes");
+      heap.addProperty("rss_before_kb", c.resident.beforeKb);
+      heap.addProperty("rss_peak_kb", c.resident.peakKb);
       r.add("heap", heap);
       r.addProperty("rewarms", c.rewarms);
     }
