@@ -15,6 +15,7 @@ test-runner-go:
 	@if [ -x $(VENV)/bin/cryptobench-runner-go ] && [ -f runners/go/build/go-path ]; then \
 	  go=$$(cat runners/go/build/go-path) && cd runners/go && \
 	  "$$go" vet ./... && nice "$$go" test -count=1 ./...; \
+	elif [ "$$CI" = true ]; then echo "go runner absent: CI=true needs every runner" >&2; exit 1; \
 	else echo "go runner absent: Go tests skipped"; fi
 
 # Fidelity: the engine's loop against testing.B on the reference cases (ratio 0.9-1.1).

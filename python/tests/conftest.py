@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from runner_harness import missing_part
 
 from cryptobench import analysis, runner
 from cryptobench.capabilities import Capabilities
@@ -25,11 +26,12 @@ def private_data_dirs(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def native_runner() -> Path:
-    """The runner the CLI would use; tests that need it are skipped only when it is absent."""
+    """The runner the CLI would use; tests that need it are skipped only when it is absent (and
+    fail then on CI)."""
     try:
         return runner.find_runner()
     except UserError as e:
-        pytest.skip(f"native runner not built ({e})")
+        missing_part(f"native runner not built ({e})")
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 240):

@@ -1,6 +1,8 @@
-"""Driving a runner of another language through the protocol (docs/protocol.md): spawn it, send
-JSON lines, read one reply line per request. Shared by test_runner_protocol.py (what every runner
-owes) and test_runner_<name>.py (what only one runner has)."""
+"""Driving a runner through the protocol (docs/protocol.md): spawn it, send JSON lines, read one
+reply line per request. Every reply read here is validated against docs/protocol.schema.json, so
+no test that drives a runner this way can pass on a reply the schema refuses. Shared by
+test_runner_protocol.py (what every runner owes), test_protocol_schema.py (the native runner) and
+test_runner_<name>.py (what only one runner has)."""
 
 import functools
 import json
@@ -10,8 +12,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
+from protocol_schema import check, check_stdout
 
 from cryptobench import gate
 
@@ -28,19 +32,39 @@ MATERIAL = {
 }
 
 
+def missing_part(reason: str) -> NoReturn:
+    """A runner (or a build of one) the test needs is not there: locally the test is skipped with
+    the reason (a missing toolchain is allowed); on CI (CI=true, as .ci/run sets it) every runner
+    must be built, so the test fails instead of passing by skipping."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}; CI=true: every runner must be built", pytrace=False)
+    pytest.skip(reason)
+
+
 def runner_exe(name: str) -> Path:
-    """The runner `make setup` installed next to this Python; the test is skipped (with the
-    reason) only when setup left it absent."""
+    """The runner `make setup` installed next to this Python (see missing_part when it is not)."""
     path = Path(sys.prefix) / "bin" / name
     if not (path.is_file() and os.access(path, os.X_OK)):
-        pytest.skip(f"{name} is absent (make setup prints why)")
+        missing_part(f"{name} is absent (make setup prints why)")
     return path
 
 
-def run(exe: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(exe), *args], capture_output=True, text=True, timeout=300, check=False
+def run(
+    exe: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """One command of a runner (`env`: its whole environment); every line it writes on stdout
+    must fit the protocol's schema."""
+    done = subprocess.run(
+        [str(exe), *args],
+        input=stdin,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
+    check_stdout(done.stdout)
+    return done
 
 
 def capabilities(exe: Path) -> dict:
@@ -74,7 +98,7 @@ class Served:
         assert ready, "the runner did not reply in time"
         line = self.proc.stdout.readline()
         assert line, f"the runner exited (status {self.proc.poll()})"
-        return json.loads(line)
+        return check(json.loads(line))
 
     def send(self, request: dict | str) -> dict:
         line = request if isinstance(request, str) else json.dumps(request)

@@ -5,7 +5,11 @@ native runner (standing in for a runner in another language)."""
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from cryptobench import runner
 from cryptobench.plan import CaseSpec
@@ -87,3 +91,23 @@ def test_runner_selects_every_provider_of_one_runner_and_nothing_of_an_absent_on
     assert "openssl" in native and "fault" not in native
     assert ("openssl", "soft") in resolve_providers(["runner:native/all"], caps)
     assert resolve_providers(["runner:notbuilt", "runner:notbuilt/all"], caps) == []
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", "failed"), ("", "skipped")])
+def test_a_test_needing_an_absent_runner_skips_here_and_fails_on_ci(ci, outcome, tmp_path):
+    """runner_harness.runner_exe: locally a missing toolchain skips with its reason; on CI
+    (CI=true, as .ci/run sets it) every runner must be built, so the same test fails."""
+    (tmp_path / "test_needs_runner.py").write_text(
+        "from runner_harness import runner_exe\n\n"
+        "def test_it():\n    runner_exe('cryptobench-runner-notbuilt')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rsf", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "CI": ci, "PYTHONPATH": str(Path(__file__).parent)},
+        check=False,
+    )
+    assert f"1 {outcome}" in done.stdout, done.stdout
+    assert "cryptobench-runner-notbuilt is absent" in done.stdout + done.stderr

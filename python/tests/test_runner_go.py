@@ -5,7 +5,6 @@ test_runner_protocol.py."""
 
 import json
 import os
-import subprocess
 
 import pytest
 from runner_harness import capabilities, run, runner_exe
@@ -41,14 +40,7 @@ def test_a_variant_hides_cpu_features_from_the_go_runtime(go_runner):
 
 def test_without_variant_a_caller_godebug_cpu_setting_is_undone(go_runner):
     default = capabilities(go_runner)["providers"][0]["code_path"]
-    done = subprocess.run(
-        [str(go_runner), "list"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "GODEBUG": "cpu.all=off,madvdontneed=1"},
-        check=False,
-    )
+    done = run(go_runner, "list", env={**os.environ, "GODEBUG": "cpu.all=off,madvdontneed=1"})
     assert done.returncode == 0, done.stderr
     path = json.loads(done.stdout)["providers"][0]
     assert path["variant"] == "default"

@@ -9,6 +9,7 @@ import os
 import subprocess
 
 import pytest
+from protocol_schema import check
 from runner_harness import (
     MATERIAL,
     REPO,
@@ -97,7 +98,7 @@ def test_a_timed_instance_that_goes_wrong_after_the_gate_fails_its_case(
         env={**os.environ, "PYTHONPATH": str(REPO / "runners" / "python")},
     )
     assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = check(json.loads(done.stdout))
     assert result["status"] == "failed"
     assert result["reason"].startswith("check of the timed instance after sampling: ")
     assert "differs from the gated instance's (byte 0)" in result["reason"]
@@ -124,9 +125,7 @@ def test_variants_switch_pycas_openssl_by_environment_and_pycryptodome_by_its_fl
     assert providers["pycryptodome"]["variant"] == "noaesni"
     assert providers["pycryptodome"]["code_path"]["aes_ni_used"] == "no"
     env = {**os.environ, "OPENSSL_ia32cap": "~0x200000200000000"}
-    done = subprocess.run(
-        [str(py_runner), "list"], capture_output=True, text=True, env=env, timeout=120, check=False
-    )
+    done = run(py_runner, "list", env=env)
     default = {p["name"]: p for p in json.loads(done.stdout)["providers"]}["pyca"]
     assert default["variant"] == "default" and default["code_path"]["OPENSSL_ia32cap"] == ""
     # (measuring in a served variant and refusing an unknown one: test_runner_protocol.py)

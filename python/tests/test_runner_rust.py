@@ -5,10 +5,17 @@ owes the protocol is in test_runner_protocol.py."""
 
 import json
 import os
-import subprocess
 
 import pytest
-from runner_harness import Served, capabilities, measure_tiny, run, runner_exe, tiny_case
+from runner_harness import (
+    Served,
+    capabilities,
+    measure_tiny,
+    missing_part,
+    run,
+    runner_exe,
+    tiny_case,
+)
 
 RUNNER = "cryptobench-runner-rust"
 
@@ -58,14 +65,7 @@ def test_an_aws_lc_variant_reexecutes_with_openssl_ia32cap(rust_runner):
 
 
 def test_without_variant_a_caller_openssl_ia32cap_is_undone(rust_runner):
-    done = subprocess.run(
-        [str(rust_runner), "list"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "OPENSSL_ia32cap": "~0x200000200000000"},
-        check=False,
-    )
+    done = run(rust_runner, "list", env={**os.environ, "OPENSSL_ia32cap": "~0x200000200000000"})
     assert done.returncode == 0, done.stderr
     lc = next(p for p in json.loads(done.stdout)["providers"] if p["name"] == "aws-lc-rs")
     assert lc["variant"] == "default" and lc["code_path"]["ia32cap_env"] == ""
@@ -77,7 +77,7 @@ def test_rustcrypto_soft_runs_in_the_soft_build(rust_runner):
     the soft build goes back to the main one for any other variant."""
     soft = rust_runner.parent.parent / "libexec" / "cryptobench-runner-rust-soft"
     if not soft.is_file():
-        pytest.skip("the soft build is absent (make setup prints why)")
+        missing_part("the soft build is absent (make setup prints why)")
     done = run(rust_runner, "list", "--variant", "rustcrypto=soft")
     assert done.returncode == 0, done.stderr
     caps = json.loads(done.stdout)

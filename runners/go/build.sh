@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds cryptobench-runner-go into the directory $1 (make setup passes .venv/bin).
 # Never fails the caller: without a usable Go toolchain or module proxy it says why, removes any
-# old binary and exits 0, so the Go providers are absent and everything else still works.
+# old binary and exits 0, so the Go providers are absent and everything else still works. On CI
+# (CI=true) it exits 1 instead: there every runner must build.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dest=$1
@@ -11,6 +12,8 @@ target=$dest/cryptobench-runner-go
 absent() {
   echo "go runner: not built: $* (the providers go and go-x are absent)" >&2
   rm -f "$target"
+  # On CI (CI=true, as .ci/run sets it) every runner must build: fail the setup instead.
+  [ "${CI:-}" = true ] && exit 1
   exit 0
 }
 
@@ -47,6 +50,8 @@ fi
 # GOFLAGS=-mod=readonly: go.mod and go.sum pin every module; a build never changes them.
 # Go's build cache (GOCACHE) makes rebuilds cheap, in CI too.
 cd "$here" || absent "no $here"
+# go generate copies the catalogue (catalogue/algorithms.json) into build/ for go:embed (types.go).
+out=$(nice "$GO" generate . 2>&1) || absent "go generate (the catalogue copy) failed: $out"
 if ! out=$(GOFLAGS=-mod=readonly nice "$GO" build -trimpath -o "$target.tmp" . 2>&1); then
   rm -f "$target.tmp"
   absent "go build failed (is the Go module proxy reachable?): $(echo "$out" | tail -3 | tr '\n' ' ')"

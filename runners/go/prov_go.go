@@ -31,7 +31,7 @@ type goStd struct{}
 
 var goHashes = map[string]func() hash.Hash{
 	"md5": md5.New, "sha1": sha1.New, "sha224": sha256.New224, "sha256": sha256.New,
-	"sha384": sha512.New384, "sha512": sha512.New,
+	"sha384": sha512.New384, "sha512": sha512.New, "sha512-256": sha512.New512_256,
 	"sha3-256": func() hash.Hash { return sha3.New256() }, "sha3-512": func() hash.Hash { return sha3.New512() },
 }
 
@@ -43,7 +43,7 @@ var goAlgorithms = func() []string {
 		}
 	}
 	out = append(out, "des-ede3-cbc", "md5", "sha1", "sha224", "sha256", "sha384", "sha512",
-		"sha3-256", "sha3-512", "hmac-sha256", "hmac-sha512")
+		"sha512-256", "sha3-256", "sha3-512", "hmac-sha256", "hmac-sha512")
 	for _, bits := range []string{"1024", "2048", "3072", "4096"} {
 		out = append(out, "rsa-"+bits, "rsa-"+bits+"-pkcs1-sha256", "rsa-"+bits+"-pss-sha256",
 			"rsa-"+bits+"-oaep-sha256")

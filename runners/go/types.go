@@ -26,18 +26,20 @@ type AlgorithmInfo struct {
 	Description string   `json:"description"`
 }
 
-// catalogue.json is a copy of the algorithms `cryptobench-native list` prints (the catalogue's
-// source is native/src/core/algorithms.cpp); python/tests/test_runner_go.py checks they are equal.
+// The catalogue is the repository's catalogue/algorithms.json, copied by `go generate` (build.sh
+// runs it) into build/, which git ignores, and embedded from there: no copy in the tree.
+// python/tests/test_catalogue.py checks that `list` prints its entries unchanged.
 //
-//go:embed catalogue.json
+//go:generate sh -c "mkdir -p build && cp ../../catalogue/algorithms.json build/catalogue.json"
+//go:embed build/catalogue.json
 var catalogueJSON []byte
 
 var catalogue = func() []AlgorithmInfo {
-	var all []AlgorithmInfo
-	if err := json.Unmarshal(catalogueJSON, &all); err != nil {
-		panic("catalogue.json: " + err.Error())
+	var file struct{ Algorithms []AlgorithmInfo }
+	if err := json.Unmarshal(catalogueJSON, &file); err != nil {
+		panic("catalogue/algorithms.json: " + err.Error())
 	}
-	return all
+	return file.Algorithms
 }()
 
 func findAlgorithm(name string) *AlgorithmInfo {

@@ -2,7 +2,8 @@
 # Builds the JVM runner (runners/jvm, a Maven project with pinned versions) and writes the wrapper
 # cryptobench-runner-jvm into the directory $1 (make setup passes .venv/bin).
 # Never fails the caller: without a JDK, Maven or Maven Central it says why, removes any old
-# wrapper and exits 0, so the JVM providers are absent and everything else still works.
+# wrapper and exits 0, so the JVM providers are absent and everything else still works. On CI
+# (CI=true) it exits 1 instead: there every runner must build.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -12,6 +13,8 @@ target=$dest/cryptobench-runner-jvm
 absent() {
   echo "jvm runner: not built: $* (the providers sunjce, bouncycastle, accp, conscrypt and nss are absent)" >&2
   rm -f "$target"
+  # On CI (CI=true, as .ci/run sets it) every runner must build: fail the setup instead.
+  [ "${CI:-}" = true ] && exit 1
   exit 0
 }
 

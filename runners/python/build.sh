@@ -2,7 +2,8 @@
 # Installs the Python runner: its pinned libraries (requirements.txt) into runners/python/.venv
 # and the wrapper cryptobench-runner-python into the directory $1 (make setup passes .venv/bin).
 # Never fails the caller: if the libraries cannot be installed it says why, removes any old
-# wrapper and exits 0, so the providers pyca and pycryptodome are absent.
+# wrapper and exits 0, so the providers pyca and pycryptodome are absent. On CI (CI=true) it
+# exits 1 instead: there every runner must build.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dest=$1
@@ -12,6 +13,8 @@ target=$dest/cryptobench-runner-python
 absent() {
   echo "python runner: not installed: $* (the providers pyca and pycryptodome are absent)" >&2
   rm -f "$target"
+  # On CI (CI=true, as .ci/run sets it) every runner must build: fail the setup instead.
+  [ "${CI:-}" = true ] && exit 1
   exit 0
 }
 

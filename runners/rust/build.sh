@@ -2,7 +2,8 @@
 # Builds cryptobench-runner-rust into the directory $1 (make setup passes .venv/bin).
 # Never fails the caller: without a usable Rust toolchain or crates.io it says why, removes any
 # old binary and exits 0, so the providers ring, aws-lc-rs and rustcrypto are absent and
-# everything else still works.
+# everything else still works. On CI (CI=true) it exits 1 instead: there every runner must build,
+# the soft build of rustcrypto too.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dest=$1
@@ -14,6 +15,8 @@ soft=$(cd "$dest/.." && pwd)/libexec/cryptobench-runner-rust-soft
 absent() {
   echo "rust runner: not built: $* (the providers ring, aws-lc-rs and rustcrypto are absent)" >&2
   rm -f "$target" "$soft"
+  # On CI (CI=true, as .ci/run sets it) every runner must build: fail the setup instead.
+  [ "${CI:-}" = true ] && exit 1
   exit 0
 }
 
@@ -69,4 +72,5 @@ if out=$(RUSTFLAGS="$(echo $soft_flags)" CARGO_TARGET_DIR="$here/target/soft" ni
 else
   rm -f "$soft"
   echo "rust runner: the soft build failed, so rustcrypto/soft is absent: $(echo "$out" | grep -m3 '^error' | tr '\n' ' ')" >&2
+  [ "${CI:-}" = true ] && exit 1
 fi

@@ -1,5 +1,6 @@
 // The algorithm catalogue: one naming scheme used by every adapter, the protocol, the store and
-// the reports. Adding an algorithm means adding one row to algorithms.cpp.
+// the reports. Its entries are data, catalogue/algorithms.json (shared with every other runner),
+// embedded at build time and parsed on first use: adding an algorithm adds one entry there.
 #pragma once
 
 #include <cstddef>
@@ -32,16 +33,24 @@ struct AlgorithmInfo {
   size_t bits = 0;
   // Digest used inside the algorithm (RSA and ECDSA signatures, OAEP, PBKDF2, HKDF); "" if none.
   std::string digest;
+  // The operations that apply, in the catalogue's order (see operations_for).
+  std::vector<OpKind> operations;
 };
 
-// The whole catalogue, in a stable order.
+// The whole catalogue, in the file's order. Throws std::runtime_error naming the entry when the
+// embedded file is malformed (the Catalogue tests in native/tests/kat_test.cpp catch that).
 const std::vector<AlgorithmInfo>& algorithms();
+// The entries of a catalogue document ({"algorithms": [...]}, catalogue/algorithms.json's form);
+// algorithms() is this applied to the embedded file. Throws json errors for text that is not
+// JSON and std::runtime_error naming the entry for a missing or mistyped field, an unknown kind or
+// operation, operations that do not fit the kind, or a duplicate name.
+std::vector<AlgorithmInfo> parse_catalogue(const std::string& text);
 // nullptr when unknown.
 const AlgorithmInfo* find_algorithm(const std::string& name);
 
-// Operations that apply to an algorithm: ciphers, AEAD and public-key encryption have encrypt and
-// decrypt, hashes hash, MACs mac, signatures sign and verify, key agreement and KDFs derive; an
-// algorithm that is its own key type also has keygen.
+// Operations that apply to an algorithm (its entry's `operations`): ciphers, AEAD and public-key
+// encryption have encrypt and decrypt, hashes hash, MACs mac, signatures sign and verify, key
+// agreement and KDFs derive; an algorithm that is its own key type also has keygen.
 std::vector<OpKind> operations_for(const AlgorithmInfo& info);
 bool is_public_key(Kind kind);
 const char* to_string(OpKind op);

@@ -90,6 +90,7 @@ constexpr Binding kBindings[] = {
     {"sha256", Api::Hash, "SHA-256"},
     {"sha384", Api::Hash, "SHA-384"},
     {"sha512", Api::Hash, "SHA-512"},
+    {"sha512-256", Api::Hash, "SHA-512-256"},
     {"sha3-256", Api::Hash, "SHA-3(256)"},
     {"sha3-512", Api::Hash, "SHA-3(512)"},
     {"blake2b-512", Api::Hash, "BLAKE2b(512)"},

@@ -72,6 +72,7 @@ constexpr AlgoRow kDigests[] = {
     {"sha256", GCRY_MD_SHA256},
     {"sha384", GCRY_MD_SHA384},
     {"sha512", GCRY_MD_SHA512},
+    {"sha512-256", GCRY_MD_SHA512_256},
     {"sha3-256", GCRY_MD_SHA3_256},
     {"sha3-512", GCRY_MD_SHA3_512},
     {"blake2b-512", GCRY_MD_BLAKE2B_512},

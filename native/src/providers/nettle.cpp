@@ -313,6 +313,7 @@ const HashRow kHashes[] = {
     {"sha256", &nettle_sha256},
     {"sha384", &nettle_sha384},
     {"sha512", &nettle_sha512},
+    {"sha512-256", &nettle_sha512_256},
     {"sha3-256", &nettle_sha3_256},
     {"sha3-512", &nettle_sha3_512},
     {"ripemd160", &nettle_ripemd160},

@@ -63,6 +63,7 @@ constexpr CipherName kDigests[] = {
     {"sha256", "SHA256"},
     {"sha384", "SHA384"},
     {"sha512", "SHA512"},
+    {"sha512-256", "SHA512-256"},
     {"sha3-256", "SHA3-256"},
     {"sha3-512", "SHA3-512"},
     {"blake2b-512", "BLAKE2B-512"},

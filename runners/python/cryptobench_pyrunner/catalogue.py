@@ -1,16 +1,13 @@
-"""The algorithm catalogue: a copy of what `cryptobench-native list` prints.
-
-catalogue.json is copied from the native runner (native/src/core/algorithms.cpp is the source);
-python/tests/test_runner_protocol.py checks that the copies are equal.
+"""The algorithm catalogue: the repository's catalogue/algorithms.json, read where the runner runs
+from (build.sh's wrapper runs it from its source in the repository); no copy in this tree.
+python/tests/test_catalogue.py checks that `list` prints its entries unchanged.
 """
 
 import json
-from importlib import resources
+from pathlib import Path
 
-ALGORITHMS: dict[str, dict] = {
-    a["name"]: a
-    for a in json.loads(resources.files(__package__).joinpath("catalogue.json").read_text())
-}
+FILE = Path(__file__).resolve().parents[3] / "catalogue" / "algorithms.json"
+ALGORITHMS: dict[str, dict] = {a["name"]: a for a in json.loads(FILE.read_text())["algorithms"]}
 
 PUBLIC_KEY_KINDS = ("keypair", "signature", "pk-encryption", "key-agreement")
 

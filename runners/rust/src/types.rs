@@ -30,15 +30,15 @@ impl AlgorithmInfo {
     }
 }
 
-/// catalogue.json is a copy of the algorithms `cryptobench-native list` prints (the catalogue's
-/// source is native/src/core/algorithms.cpp); python/tests/test_runner_rust.py checks they are
-/// equal.
-const CATALOGUE_JSON: &str = include_str!("../catalogue.json");
+/// The catalogue: the repository's catalogue/algorithms.json, embedded at build time (no copy in
+/// this tree); python/tests/test_catalogue.py checks that `list` prints its entries unchanged.
+const CATALOGUE_JSON: &str = include_str!("../../../catalogue/algorithms.json");
 
 pub fn catalogue() -> &'static [AlgorithmInfo] {
     static CAT: OnceLock<Vec<AlgorithmInfo>> = OnceLock::new();
     CAT.get_or_init(|| {
-        let all: Vec<Value> = serde_json::from_str(CATALOGUE_JSON).expect("catalogue.json");
+        let file: Value = serde_json::from_str(CATALOGUE_JSON).expect("catalogue/algorithms.json");
+        let all = file["algorithms"].as_array().cloned().expect("catalogue/algorithms.json: algorithms");
         all.into_iter()
             .map(|v| {
                 let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();

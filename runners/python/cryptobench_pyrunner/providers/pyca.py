@@ -44,6 +44,7 @@ HASHES = {
     "sha256": hashes.SHA256,
     "sha384": hashes.SHA384,
     "sha512": hashes.SHA512,
+    "sha512-256": hashes.SHA512_256,
     "sha3-256": hashes.SHA3_256,
     "sha3-512": hashes.SHA3_512,
     "blake2b-512": lambda: hashes.BLAKE2b(64),

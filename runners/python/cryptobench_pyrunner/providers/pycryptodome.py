@@ -1,6 +1,8 @@
 """Provider `pycryptodome`: PyCryptodome (the `Crypto` package) through its normal API: a new
 cipher object per message, as its ciphers are single-use."""
 
+from types import SimpleNamespace
+
 import Crypto
 from Crypto.Cipher import AES, DES3, PKCS1_OAEP, ChaCha20, ChaCha20_Poly1305, Salsa20
 from Crypto.Hash import (
@@ -34,6 +36,7 @@ HASHES = {
     "sha256": SHA256,
     "sha384": SHA384,
     "sha512": SHA512,
+    "sha512-256": SimpleNamespace(new=lambda data: SHA512.new(data, truncate="256")),
     "sha3-256": SHA3_256,
     "sha3-512": SHA3_512,
     "ripemd160": RIPEMD160,

@@ -67,6 +67,7 @@ const ALGORITHMS: &[&str] = &[
     "sha256",
     "sha384",
     "sha512",
+    "sha512-256",
     "hmac-sha256",
     "hmac-sha512",
     "ed25519",

@@ -67,6 +67,7 @@ fn digest_alg(name: &str) -> Option<&'static c::digest::Algorithm> {
         "sha256" => &c::digest::SHA256,
         "sha384" => &c::digest::SHA384,
         "sha512" => &c::digest::SHA512,
+        "sha512-256" => &c::digest::SHA512_256,
         _ => return None,
     })
 }

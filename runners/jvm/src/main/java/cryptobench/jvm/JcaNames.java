@@ -57,6 +57,8 @@ final class JcaNames {
           case "sha384":
           case "sha512":
             return names("SHA-" + n.substring(3));
+          case "sha512-256":
+            return names("SHA-512/256");
           case "sha3-256":
           case "sha3-512":
             return names(n.toUpperCase());

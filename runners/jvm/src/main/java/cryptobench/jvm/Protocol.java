@@ -70,7 +70,9 @@ final class Protocol {
       throw e;
     } catch (Exception e) {
       String m = e.getMessage() == null ? e.toString() : e.getMessage();
-      throw new SpecError("request is not valid JSON: " + m);
+      // An error reply is one line (docs/protocol.schema.json): Gson appends a second line with
+      // its troubleshooting address.
+      throw new SpecError("request is not valid JSON: " + m.lines().findFirst().orElse(m));
     }
   }
 

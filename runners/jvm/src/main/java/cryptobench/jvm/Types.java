@@ -62,21 +62,21 @@ final class Types {
   }
 
   /**
-   * catalogue.json is a copy of the algorithms `cryptobench-native list` prints (its source is
-   * native/src/core/algorithms.cpp); python/tests/test_runner_jvm.py checks they are equal.
+   * The catalogue: catalogue/algorithms.json of the repository, packed into the jar by pom.xml;
+   * python/tests/test_catalogue.py checks that `list` prints its entries unchanged.
    */
   static final List<AlgorithmInfo> CATALOGUE = loadCatalogue();
 
   private static List<AlgorithmInfo> loadCatalogue() {
     try (Reader r =
         new InputStreamReader(
-            Types.class.getResourceAsStream("catalogue.json"), StandardCharsets.UTF_8)) {
-      JsonArray all = JsonParser.parseReader(r).getAsJsonArray();
+            Types.class.getResourceAsStream("algorithms.json"), StandardCharsets.UTF_8)) {
+      JsonArray all = JsonParser.parseReader(r).getAsJsonObject().getAsJsonArray("algorithms");
       List<AlgorithmInfo> out = new ArrayList<>();
       for (JsonElement e : all) out.add(new AlgorithmInfo(e.getAsJsonObject()));
       return Collections.unmodifiableList(out);
     } catch (Exception e) {
-      throw new IllegalStateException("catalogue.json: " + e, e);
+      throw new IllegalStateException("algorithms.json (the catalogue): " + e, e);
     }
   }
 
