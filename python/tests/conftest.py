@@ -269,3 +269,29 @@ def memory_results(tmp_path):
     costs = {_KDF: {"t": 1, "m": 65536, "p": 1}}
     db, run_id = store_run(tmp_path / "r.db", timings, costs=costs, heaps=MEMORY_HEAPS)
     return analysis.load(db, run_id)
+
+
+def error_of(capsys, *argv: str) -> str:
+    """Runs `cryptobench ARGV` in this process and returns its one error line, after checking
+    that it is exactly one `cryptobench: error:` line, no traceback, and a non-zero exit."""
+    from cryptobench.cli import main
+
+    try:
+        status = main(list(argv))
+    except SystemExit as e:
+        status = e.code
+    err = capsys.readouterr().err
+    assert status not in (0, None), f"exit status {status} for {argv}"
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("cryptobench: error: ")
+    return lines[0]
+
+
+@pytest.fixture
+def db(tmp_path):
+    """A store holding one tiny stored run."""
+    path = tmp_path / "r.db"
+    store_run(path, {("alpha", "default", "hash", "sha256", 64): 100.0})
+    return str(path)

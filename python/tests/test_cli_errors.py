@@ -1,31 +1,9 @@
 """User mistakes end as one line `cryptobench: error: ...` and a non-zero exit, no traceback."""
 
 import pytest
-from conftest import run_cli, store_run
+from conftest import error_of, run_cli, store_run
 
-from cryptobench.cli import main
 from cryptobench.store import Store
-
-
-def error_of(capsys, *argv: str) -> str:
-    try:
-        status = main(list(argv))
-    except SystemExit as e:
-        status = e.code
-    err = capsys.readouterr().err
-    assert status not in (0, None), f"exit status {status} for {argv}"
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("cryptobench: error: ")
-    return lines[0]
-
-
-@pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "r.db"
-    store_run(path, {("alpha", "default", "hash", "sha256", 64): 100.0})
-    return str(path)
 
 
 def test_bad_arguments(capsys):
