@@ -17,14 +17,9 @@ fn bench_case(id: &str, provider: &str, operation: &str, algorithm: &str, size: 
         operation: operation.into(),
         algorithm: algorithm.into(),
         size,
-        input: "random".into(),
-        samples: 11,
-        batch: 1,
         target_sample_ms: 25.0,
         warmup_ms: 200.0,
         heap_iterations: 1,
-        seed: 1,
-        inplace: true,
         ..Default::default()
     }
 }

@@ -116,11 +116,6 @@ pub fn resolve(spec: &mut CaseSpec) -> Res<(&'static AlgorithmInfo, &'static dyn
     }
 }
 
-/// Prepares one operation and runs it once on `input`.
-fn run_one(p: &dyn Provider, info: &AlgorithmInfo, op: &str, params: &Params, input: &[u8]) -> Res<Vec<u8>> {
-    run_once(&mut p.prepare(info, op, params)?, input, 1024)
-}
-
 impl OpenCase {
     fn open(&mut self, raw: Option<&Value>) -> Res<()> {
         let (info, p) = resolve(&mut self.spec)?;
@@ -139,7 +134,7 @@ impl OpenCase {
         }
         if self.spec.operation == "verify" {
             // this provider's signature of the message
-            params.signature = run_one(p, info, "sign", &params, &plaintext)?;
+            params.signature = run_once(&mut p.prepare(info, "sign", &params)?, &plaintext, 1024)?;
             params.keypair = params.public.clone();
         } else if self.spec.operation == "encrypt" && public_key {
             params.keypair = params.public.clone();
@@ -436,23 +431,20 @@ impl OpenCase {
         self.checked = true;
         let s = self.start();
         let mut why = String::new();
+        let wrote_past = format!("the timed operation wrote past its {}-byte output", self.ref_len);
         if !self.canaries_intact() {
-            why = format!("the timed operation wrote past its {}-byte output", self.ref_len);
+            why = wrote_past;
         } else if !self.layout.inplace && self.block[s..s + self.n] != self.input[..] {
             why = "the timed operation changed its input buffer".into();
         } else if self.keygen {
             // Key generation writes nothing to the buffers: the canaries are its whole check.
         } else {
-            let n = self.n;
-            self.block[s..s + n].copy_from_slice(&self.input); // in place, the buffer holds a later text
-            self.parity = 0;
+            self.restore_input(); // in place, the buffer holds a later text
             let r = self.run_ops(1);
             let o = self.out_start();
             match r {
                 Err(e) => why = format!("the timed instance failed on the case's input: {e}"),
-                Ok(_) if !self.canaries_intact() => {
-                    why = format!("the timed operation wrote past its {}-byte output", self.ref_len)
-                }
+                Ok(_) if !self.canaries_intact() => why = wrote_past,
                 Ok(len) if self.deterministic && len != self.expected.len() => {
                     why = format!("the timed instance returned {len} bytes, the gated one {}", self.expected.len())
                 }
@@ -478,10 +470,15 @@ impl OpenCase {
         if !self.keygen {
             // More samples may be asked for (adaptive sampling): the buffer goes back to the state
             // sampling starts from.
-            let n = self.n;
-            self.block[s..s + n].copy_from_slice(&self.input);
-            self.parity = 0;
+            self.restore_input();
         }
+    }
+
+    /// The case's input back in the input buffer, and the tag alternation at its start.
+    fn restore_input(&mut self) {
+        let s = self.start();
+        self.block[s..s + self.n].copy_from_slice(&self.input);
+        self.parity = 0;
     }
 
     pub fn fail(&mut self, reason: &str) {

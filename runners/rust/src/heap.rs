@@ -45,14 +45,9 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if ON.load(Relaxed) {
-            ALLOCS.fetch_add(1, Relaxed);
-            FREES.fetch_add(1, Relaxed);
-            BYTES.fetch_add(new_size as u64, Relaxed);
-            let live = LIVE.fetch_add(new_size as i64 - layout.size() as i64, Relaxed) + new_size as i64
-                - layout.size() as i64;
-            PEAK.fetch_max(live, Relaxed);
-        }
+        // a free of the old block, then an allocation of the new one (the peak sees the new size)
+        on_free(layout.size());
+        on_alloc(new_size);
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

@@ -1,13 +1,15 @@
 //! Shared types of the Rust runner: the catalogue, operations and the provider trait, shaped like
 //! native/include/cryptobench/{algorithms,provider}.hpp and runners/go/types.go.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::OnceLock;
 
 /// One catalogue entry, exactly the fields `cryptobench-native list` prints.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct AlgorithmInfo {
     pub name: String,
     pub kind: String,
@@ -17,10 +19,10 @@ pub struct AlgorithmInfo {
     pub block_bytes: usize,
     pub min_size: usize,
     pub tag_bytes: usize,
-    pub output_bytes: usize,
     pub family: String,
     pub key_type: String,
     /// The entry as `cryptobench-native list` prints it (what `list` sends back).
+    #[serde(skip)]
     pub json: Value,
 }
 
@@ -41,25 +43,11 @@ pub fn catalogue() -> &'static [AlgorithmInfo] {
         let all = file["algorithms"].as_array().cloned().expect("catalogue/algorithms.json: algorithms");
         all.into_iter()
             .map(|v| {
-                let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-                let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0) as usize;
-                AlgorithmInfo {
-                    name: s("name"),
-                    kind: s("kind"),
-                    operations: v["operations"]
-                        .as_array()
-                        .map(|a| a.iter().filter_map(|o| o.as_str().map(String::from)).collect())
-                        .unwrap_or_default(),
-                    key_bytes: n("key_bytes"),
-                    iv_bytes: n("iv_bytes"),
-                    block_bytes: n("block_bytes").max(1),
-                    min_size: n("min_size"),
-                    tag_bytes: n("tag_bytes"),
-                    output_bytes: n("output_bytes"),
-                    family: s("family"),
-                    key_type: s("key_type"),
-                    json: v.clone(),
-                }
+                let mut a: AlgorithmInfo =
+                    serde_json::from_value(v.clone()).expect("catalogue/algorithms.json: an entry");
+                a.block_bytes = a.block_bytes.max(1);
+                a.json = v;
+                a
             })
             .collect()
     })

@@ -44,7 +44,6 @@ final class Bench {
     s.operation = operation;
     s.algorithm = algorithm;
     s.size = size;
-    s.samples = 11;
     s.targetSampleMs = 25;
     s.warmupMs = 200;
     s.heapIterations = 1;
@@ -58,17 +57,15 @@ final class Bench {
    */
   static JsonObject params(CaseSpec spec) throws Exception {
     AlgorithmInfo info = Types.findAlgorithm(spec.algorithm);
-    JsonObject o = new JsonObject();
     if (info.isPublicKey()) {
       KeyParts key = TestKeys.get(info.keyType);
-      o.add("keypair", Protocol.GSON.toJsonTree(hexParts(key)));
-      o.add("public", Protocol.GSON.toJsonTree(hexParts(TestKeys.publicParts(info, key))));
-      return o;
+      return Protocol.obj(
+          "keypair", hexParts(key), "public", hexParts(TestKeys.publicParts(info, key)));
     }
     ByteStream stream = new ByteStream(spec.seed);
-    o.addProperty("key", HexFormat.of().formatHex(stream.bytes(info.keyBytes)));
-    o.addProperty("iv", HexFormat.of().formatHex(stream.bytes(info.ivBytes)));
-    return o;
+    return Protocol.obj(
+        "key", HexFormat.of().formatHex(stream.bytes(info.keyBytes)),
+        "iv", HexFormat.of().formatHex(stream.bytes(info.ivBytes)));
   }
 
   static Map<String, String> hexParts(KeyParts k) {
@@ -145,11 +142,6 @@ final class Bench {
   }
 
   /**
-   * The median of JMH's measurement iterations (11 of 25 ms, like the engine's samples): on a
-   * shared machine a mean over long iterations counts every preemption, a median of short ones
-   * few, so both harnesses are summarised the same way.
-   */
-  /**
    * One engine round in a JVM of its own, as the coordinator runs it: a `serve` process (pinned
    * like this one, with this JVM's start-up ergonomics) opens the case, warms it until steady and
    * takes 11 samples of 25 ms; the result's median goes to {@code into}. Null, or what failed.
@@ -174,20 +166,8 @@ final class Bench {
         BufferedReader out =
             new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       out.readLine(); // hello
-      JsonObject c = new JsonObject();
-      c.addProperty("id", spec.id);
-      c.addProperty("provider", spec.provider);
-      c.addProperty("operation", spec.operation);
-      c.addProperty("algorithm", spec.algorithm);
-      c.addProperty("size", spec.size);
-      c.addProperty("samples", 11);
-      c.addProperty("target_sample_ms", spec.targetSampleMs);
-      c.addProperty("warmup_ms", spec.warmupMs);
-      c.addProperty("heap_iterations", 1);
-      JsonObject open = new JsonObject();
-      open.addProperty("cmd", "open");
-      open.add("case", c);
-      open.add("params", params(spec));
+      JsonObject open =
+          Protocol.obj("cmd", "open", "case", Protocol.SPEC.toJsonTree(spec), "params", params(spec));
       in.println(Protocol.GSON.toJson(open));
       JsonObject opened = JsonParser.parseString(out.readLine()).getAsJsonObject();
       if (!opened.get("status").getAsString().equals(Engine.OK))
@@ -206,6 +186,11 @@ final class Bench {
     return null;
   }
 
+  /**
+   * The median of JMH's measurement iterations (11 of 25 ms, like the engine's samples): on a
+   * shared machine a mean over long iterations counts every preemption, a median of short ones
+   * few, so both harnesses are summarised the same way.
+   */
   static double medianIteration(RunResult r) {
     List<Double> scores = new ArrayList<>();
     for (BenchmarkResult b : r.getBenchmarkResults())

@@ -168,24 +168,12 @@ final class Engine {
       // Key setup: the algorithm passed its gate on the case's key; one operation is an init.
       c.keygen = true; // writes nothing: the canaries are the check
       allocateBuffers(c, new byte[0], SLACK, false);
-      long before = allocatedBytes();
-      c.op = p.prepareKeySetup(info.name, c.spec.operation, params);
-      c.prepareBytes = allocatedBytes() - before;
-      long t0 = monoNs();
-      c.iterations = calibrate(c, c.spec.targetSampleMs * 1e6, c.spec.warmupMs * 1e6);
-      warmUntilSteady(c);
-      c.calibrationNs = monoNs() - t0;
-      c.warmupNs = c.calibrationNs;
-      c.resident = Rss.PeakPass.start();
-      before = allocatedBytes();
-      runOps(c, c.spec.heapIterations);
-      c.bytesPerOp = (double) (allocatedBytes() - before) / c.spec.heapIterations;
-      c.resident.end();
+      measureHeapAndCalibrate(c, p, info, params);
       return;
     }
     byte[] plaintext = caseInput(c.spec, info);
     int size = plaintext.length, room = SLACK + info.tagBytes;
-    Params encrypting = params.copy();
+    Params encrypting = params.clone();
     if (info.isPkOrKdf()) {
       room = 1024 + SLACK;
       encrypting.keypair = params.publicKey;
@@ -309,7 +297,9 @@ final class Engine {
   static void measureHeapAndCalibrate(
       OpenCase c, CryptoProvider p, AlgorithmInfo info, Params params) throws Exception {
     long before = allocatedBytes();
-    if (c.spec.operation.equals("keygen")) {
+    if (c.spec.keySetup) {
+      c.op = p.prepareKeySetup(info.name, c.spec.operation, params);
+    } else if (c.spec.operation.equals("keygen")) {
       String alg = info.name;
       c.op =
           (in, inOff, inLen, out, outOff) -> {

@@ -52,16 +52,11 @@ final class Keys {
   }
 
   static List<String> factoryNames(String family) {
-    switch (family) {
-      case "Ed25519":
-      case "Ed448":
-        return List.of(family, "EdDSA");
-      case "X25519":
-      case "X448":
-        return List.of(family, "XDH");
-      default:
-        return List.of(family);
-    }
+    return switch (family) {
+      case "Ed25519", "Ed448" -> List.of(family, "EdDSA");
+      case "X25519", "X448" -> List.of(family, "XDH");
+      default -> List.of(family);
+    };
   }
 
   static String curve(AlgorithmInfo info) {
@@ -83,33 +78,23 @@ final class Keys {
   }
 
   static byte[] privatePrefix(String family) {
-    switch (family) {
-      case "Ed25519":
-        return der("302e020100300506032b657004220420");
-      case "X25519":
-        return der("302e020100300506032b656e04220420");
-      case "Ed448":
-        return der("3047020100300506032b6571043b0439");
-      case "X448":
-        return der("3046020100300506032b656f043a0438");
-      default:
-        return null;
-    }
+    return switch (family) {
+      case "Ed25519" -> der("302e020100300506032b657004220420");
+      case "X25519" -> der("302e020100300506032b656e04220420");
+      case "Ed448" -> der("3047020100300506032b6571043b0439");
+      case "X448" -> der("3046020100300506032b656f043a0438");
+      default -> null;
+    };
   }
 
   static byte[] publicPrefix(String family) {
-    switch (family) {
-      case "Ed25519":
-        return der("302a300506032b6570032100");
-      case "X25519":
-        return der("302a300506032b656e032100");
-      case "Ed448":
-        return der("3043300506032b6571033a00");
-      case "X448":
-        return der("3042300506032b656f033900");
-      default:
-        return null;
-    }
+    return switch (family) {
+      case "Ed25519" -> der("302a300506032b6570032100");
+      case "X25519" -> der("302a300506032b656e032100");
+      case "Ed448" -> der("3043300506032b6571033a00");
+      case "X448" -> der("3042300506032b656f033900");
+      default -> null;
+    };
   }
 
   static BigInteger big(byte[] b) {
@@ -263,12 +248,9 @@ final class Keys {
   /** r‖s to DER. */
   static byte[] plainToDer(byte[] plain) {
     int len = plain.length / 2;
-    byte[] r = BigInteger.valueOf(0).toByteArray();
     byte[][] ints = new byte[2][];
-    for (int i = 0; i < 2; i++) {
-      r = new BigInteger(1, Arrays.copyOfRange(plain, i * len, (i + 1) * len)).toByteArray();
-      ints[i] = r;
-    }
+    for (int i = 0; i < 2; i++)
+      ints[i] = new BigInteger(1, Arrays.copyOfRange(plain, i * len, (i + 1) * len)).toByteArray();
     int body = 4 + ints[0].length + ints[1].length;
     byte[] out = new byte[body + (body > 127 ? 3 : 2)];
     int at = 0;

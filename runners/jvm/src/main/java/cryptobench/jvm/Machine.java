@@ -1,7 +1,6 @@
 package cryptobench.jvm;
 
 import com.google.gson.JsonArray;
-import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,16 +41,15 @@ final class Machine {
    * kernel, OS) is the native runner's record (docs/protocol.md, "capabilities").
    */
   static JsonObject record() {
-    JsonObject m = new JsonObject();
-    m.addProperty("compiler", "javac " + System.getProperty("java.specification.version") + ", HotSpot JIT");
-    m.addProperty("java_version", System.getProperty("java.runtime.version"));
-    m.addProperty("java_vm", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"));
-    m.addProperty("java_home", System.getProperty("java.home"));
-    m.add("tsc_hz", JsonNull.INSTANCE);
-    m.addProperty("tsc_note", "the JVM reads no TSC: ticks are 0 (times come from System.nanoTime, CLOCK_MONOTONIC)");
     JsonArray gcs = new JsonArray();
     for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) gcs.add(gc.getName());
-    m.add("jvm_gc", gcs);
-    return m;
+    return Protocol.obj(
+        "compiler", "javac " + System.getProperty("java.specification.version") + ", HotSpot JIT",
+        "java_version", System.getProperty("java.runtime.version"),
+        "java_vm", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"),
+        "java_home", System.getProperty("java.home"),
+        "tsc_hz", null,
+        "tsc_note", "the JVM reads no TSC: ticks are 0 (times come from System.nanoTime, CLOCK_MONOTONIC)",
+        "jvm_gc", gcs);
   }
 }

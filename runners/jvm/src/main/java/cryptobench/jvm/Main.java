@@ -145,34 +145,24 @@ public final class Main {
       JsonArray algs = new JsonArray();
       for (String a : p.algorithms()) {
         offered.add(a);
-        JsonObject e = new JsonObject();
-        e.addProperty("name", a);
-        e.add("operations", Protocol.GSON.toJsonTree(Types.findAlgorithm(a).operations));
-        algs.add(e);
+        algs.add(Protocol.obj("name", a, "operations", Types.findAlgorithm(a).operations));
       }
-      JsonObject o = new JsonObject();
-      o.addProperty("name", p.name());
-      o.addProperty("version", p.version());
-      o.addProperty("variant", Variants.current());
-      o.add("variants", Variants.json());
-      o.add("algorithms", algs);
-      o.add("code_path", Protocol.GSON.toJsonTree(p.codePath()));
+      JsonObject o =
+          Protocol.obj(
+              "name", p.name(), "version", p.version(), "variant", Variants.current(),
+              "variants", Variants.json(), "algorithms", algs, "code_path", p.codePath(),
+              "not_offered", p.notOffered());
       if (p.loadError() != null) o.addProperty("loading_error", p.loadError());
-      o.add("not_offered", Protocol.GSON.toJsonTree(p.notOffered()));
       provs.add(o);
       libs.addProperty(p.name(), p.version());
     }
     machine.add("libraries", libs);
     JsonArray algs = new JsonArray();
     for (AlgorithmInfo a : Types.CATALOGUE) if (offered.contains(a.name)) algs.add(a.raw);
-    JsonObject caps =
-        Protocol.obj(
-            "type", "capabilities", "schema", Protocol.SCHEMA, "runner", Protocol.RUNNER,
-            "runner_version", Protocol.VERSION, "gate", Protocol.GATE);
-    caps.add("machine", machine);
-    caps.add("algorithms", algs);
-    caps.add("providers", provs);
-    return caps;
+    return Protocol.obj(
+        "type", "capabilities", "schema", Protocol.SCHEMA, "runner", Protocol.RUNNER,
+        "runner_version", Protocol.VERSION, "gate", Protocol.GATE, "machine", machine,
+        "algorithms", algs, "providers", provs);
   }
 
   /** The CPUs the JVM saw when it started (its ergonomics: GC, compiler threads), before pinning. */
@@ -189,12 +179,9 @@ public final class Main {
       }
       String why = Variants.check(o.variant.isEmpty() ? "default" : o.variant);
       if (why != null) throw new Types.Failed(why);
-      switch (o.command) {
-        case "list":
-          Protocol.emit(out, capabilities());
-          System.exit(0);
-          return;
-        default:
+      if (o.command.equals("list")) {
+        Protocol.emit(out, capabilities());
+        System.exit(0);
       }
       Integer cpu = pin(o);
       if (o.command.equals("bench")) System.exit(Bench.run(out, o.quick, cpu));

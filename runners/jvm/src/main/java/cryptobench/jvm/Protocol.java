@@ -5,10 +5,8 @@ import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
-import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import com.google.gson.JsonPrimitive;
 import com.google.gson.Strictness;
 import com.google.gson.stream.JsonReader;
 import cryptobench.jvm.Engine.OpenCase;
@@ -87,7 +85,7 @@ final class Protocol {
     throw new SpecError(where + ": must be a non-negative integer");
   }
 
-  /** A case specification decoded over its defaults (CaseSpec's fields, in snake case). */
+  /** A case specification (or a catalogue entry) decoded over its defaults, fields in snake case. */
   static final Gson SPEC =
       new GsonBuilder().setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES).create();
 
@@ -158,119 +156,83 @@ final class Protocol {
     out.flush();
   }
 
-  static long maxRssKb() {
-    return Rss.maxRssKb();
-  }
-
   static JsonObject obj(Object... kv) {
     JsonObject o = new JsonObject();
-    for (int i = 0; i < kv.length; i += 2) o.add((String) kv[i], GSON.toJsonTree(kv[i + 1]));
+    for (int i = 0; i < kv.length; i += 2)
+      o.add((String) kv[i], kv[i + 1] instanceof JsonElement e ? e : GSON.toJsonTree(kv[i + 1]));
     return o;
   }
 
   static JsonObject caseMessage(OpenCase c) {
-    JsonObject o = obj("type", "case", "id", c.spec.id, "status", c.status, "reason", c.reason);
-    o.add("gate", new JsonObject());
-    o.addProperty("iterations", c.iterations);
-    o.addProperty("calibration_ns", c.calibrationNs);
-    return o;
+    return obj("type", "case", "id", c.spec.id, "status", c.status, "reason", c.reason,
+        "gate", new JsonObject(), "iterations", c.iterations, "calibration_ns", c.calibrationNs);
   }
 
   static JsonArray samplesJson(List<Sample> samples) {
     JsonArray a = new JsonArray();
-    for (Sample s : samples) {
-      JsonObject o = new JsonObject();
-      o.addProperty("iterations", s.iterations());
-      o.addProperty("ns", s.ns());
-      o.addProperty("ticks", 0);
-      a.add(o);
-    }
+    for (Sample s : samples) a.add(obj("iterations", s.iterations(), "ns", s.ns(), "ticks", 0));
     return a;
   }
 
   /** stats.cpp, summarise (linear-interpolation quantiles, MAD around the median). */
   static JsonObject summarise(List<Sample> samples, long bytesPerOp) {
-    JsonObject o = new JsonObject();
-    o.addProperty("n", samples.size());
-    if (samples.isEmpty()) return o;
+    if (samples.isEmpty()) return obj("n", 0);
     double[] ns = new double[samples.size()];
     for (int i = 0; i < ns.length; i++) ns[i] = (double) samples.get(i).ns() / samples.get(i).iterations();
     Arrays.sort(ns);
     double med = Engine.quantile(ns, 0.5);
     double[] dev = new double[ns.length];
     for (int i = 0; i < ns.length; i++) dev[i] = Math.abs(ns[i] - med);
-    o.addProperty("median_ns", med);
-    o.addProperty("q1_ns", Engine.quantile(ns, 0.25));
-    o.addProperty("q3_ns", Engine.quantile(ns, 0.75));
-    o.addProperty("min_ns", ns[0]);
-    o.addProperty("max_ns", ns[ns.length - 1]);
-    o.addProperty("mad_ns", Engine.median(dev));
     double ops = med > 0 ? 1e9 / med : 0;
-    o.addProperty("bytes_per_s", bytesPerOp * ops);
-    o.addProperty("ops_per_s", ops);
-    o.addProperty("median_ticks", 0);
-    o.addProperty("ticks_per_byte", 0);
-    return o;
+    return obj(
+        "n", ns.length, "median_ns", med, "q1_ns", Engine.quantile(ns, 0.25),
+        "q3_ns", Engine.quantile(ns, 0.75), "min_ns", ns[0], "max_ns", ns[ns.length - 1],
+        "mad_ns", Engine.median(dev), "bytes_per_s", bytesPerOp * ops, "ops_per_s", ops,
+        "median_ticks", 0, "ticks_per_byte", 0);
   }
 
   static JsonObject resultMessage(OpenCase c) {
     CaseSpec s = c.spec;
-    JsonObject r = obj("type", "result", "id", s.id, "status", c.status, "reason", c.reason);
     JsonObject gate = new JsonObject();
-    r.add("gate", gate);
-    r.addProperty("provider", s.provider);
-    r.addProperty("variant", s.variant);
-    r.addProperty("operation", s.operation);
-    r.addProperty("algorithm", s.algorithm);
-    r.addProperty("size", s.size);
-    r.addProperty("input", s.input);
-    r.addProperty("align_offset", s.alignOffset);
-    r.addProperty("aad_bytes", s.aadBytes);
-    r.add("cost", GSON.toJsonTree(s.cost));
+    JsonObject r = obj("type", "result", "id", s.id, "status", c.status, "reason", c.reason,
+        "gate", gate, "provider", s.provider, "variant", s.variant, "operation", s.operation,
+        "algorithm", s.algorithm, "size", s.size, "input", s.input, "align_offset", s.alignOffset,
+        "aad_bytes", s.aadBytes, "cost", s.cost);
     if (s.keySetup) r.addProperty("key_setup", true);
     if (c.status.equals(Engine.OK)) {
       r.add("samples", samplesJson(c.samples));
       r.add("summary", summarise(c.samples, s.size));
-      JsonObject heap = new JsonObject();
       // The counter answers -1 where the JVM does not count allocations: not measured, not 0.
       boolean counted = Engine.allocatedBytes() >= 0;
-      heap.add("bytes_per_op", counted ? new JsonPrimitive(c.bytesPerOp) : JsonNull.INSTANCE);
-      heap.add("prepare_bytes", counted ? new JsonPrimitive(c.prepareBytes) : JsonNull.INSTANCE);
-      heap.addProperty("counter", "ThreadMXBean.getCurrentThreadAllocatedBytes");
-      heap.addProperty("rss_before_kb", c.resident.beforeKb);
-      heap.addProperty("rss_peak_kb", c.resident.peakKb);
-      r.add("heap", heap);
+      r.add(
+          "heap",
+          obj(
+              "bytes_per_op", counted ? c.bytesPerOp : null,
+              "prepare_bytes", counted ? c.prepareBytes : null,
+              "counter", "ThreadMXBean.getCurrentThreadAllocatedBytes",
+              "rss_before_kb", c.resident.beforeKb, "rss_peak_kb", c.resident.peakKb));
       r.addProperty("rewarms", c.rewarms);
     }
     if (!c.timedCheck.isEmpty()) gate.addProperty("timed", c.timedCheck);
     if (c.laidOut) {
       r.addProperty("inplace", c.inplace);
-      JsonObject layout = new JsonObject();
-      layout.addProperty("inplace", c.inplace);
       // Out of place the output is another array: the JVM places (and moves) arrays itself, so
       // neither the distance between them nor the page offset is known.
-      if (c.inplace) layout.addProperty("distance", 0);
-      else layout.add("distance", JsonNull.INSTANCE);
-      layout.add("in_page_offset", JsonNull.INSTANCE);
+      JsonObject layout =
+          obj("inplace", c.inplace, "distance", c.inplace ? 0 : null, "in_page_offset", null);
       if (!c.layoutNote.isEmpty()) layout.addProperty("note", c.layoutNote);
       r.add("layout", layout);
     }
     r.add("jvm", jvmJson(c));
-    r.addProperty("max_rss_kb", maxRssKb());
+    r.addProperty("max_rss_kb", Rss.maxRssKb());
     return r;
   }
 
   /** result.jvm (docs/protocol.md): the JDK, the warm-up until steady, GC during the samples. */
   static JsonObject jvmJson(OpenCase c) {
-    JsonObject o = new JsonObject();
-    o.addProperty("jdk", System.getProperty("java.runtime.version"));
-    o.addProperty("vm", System.getProperty("java.vm.name"));
-    o.addProperty("warmup_iterations", c.warmupIterations);
-    o.addProperty("warmup_ns", c.warmupNs);
-    o.addProperty("steady", c.steady);
-    o.addProperty("gc_count", c.gcCount);
-    o.addProperty("gc_ms", c.gcMs);
-    return o;
+    return obj("jdk", System.getProperty("java.runtime.version"), "vm", System.getProperty("java.vm.name"),
+        "warmup_iterations", c.warmupIterations, "warmup_ns", c.warmupNs, "steady", c.steady,
+        "gc_count", c.gcCount, "gc_ms", c.gcMs);
   }
 
   static final class Totals {
@@ -284,9 +246,8 @@ final class Protocol {
     }
 
     JsonObject message() {
-      JsonObject o = obj("type", "done", "cases", cases, "ok", ok, "failed", failed, "unsupported", unsupported);
-      o.addProperty("max_rss_kb", maxRssKb());
-      return o;
+      return obj("type", "done", "cases", cases, "ok", ok, "failed", failed, "unsupported", unsupported,
+          "max_rss_kb", Rss.maxRssKb());
     }
   }
 
@@ -297,13 +258,9 @@ final class Protocol {
   static JsonObject hello(Integer cpu) {
     JsonObject variants = new JsonObject();
     for (String n : Providers.NAMES) variants.addProperty(n, Variants.current());
-    JsonObject o = obj("type", "hello", "schema", SCHEMA, "runner", RUNNER, "runner_version", VERSION);
-    o.addProperty("pid", ProcessHandle.current().pid());
-    o.add("cpu", cpu == null ? JsonNull.INSTANCE : new JsonPrimitive(cpu));
-    o.add("variants", variants);
-    o.addProperty("jdk", System.getProperty("java.runtime.version"));
-    o.addProperty("gate", GATE);
-    return o;
+    return obj("type", "hello", "schema", SCHEMA, "runner", RUNNER, "runner_version", VERSION,
+        "pid", ProcessHandle.current().pid(), "cpu", cpu, "variants", variants,
+        "jdk", System.getProperty("java.runtime.version"), "gate", GATE);
   }
 
   static int serve(BufferedReader in, PrintStream out, Integer cpu) throws Exception {
@@ -383,9 +340,7 @@ final class Protocol {
         return resultMessage(c);
       }
     }
-    JsonObject o = obj("type", "samples", "id", id);
-    o.add("samples", samplesJson(batch));
-    return o;
+    return obj("type", "samples", "id", id, "samples", samplesJson(batch));
   }
 
   /** Runs the coordinator's known-answer steps on the case's provider (docs/protocol.md). */

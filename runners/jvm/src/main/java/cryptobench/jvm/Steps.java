@@ -48,17 +48,7 @@ final class Steps {
   }
 
   /** Reads a step's (or open's) values: hex, the case's input, or an earlier run's output. */
-  static final class Resolver {
-    final List<List<Output>> outputs;
-    final byte[] input;
-    final int n;
-
-    Resolver(List<List<Output>> outputs, byte[] input, int n) {
-      this.outputs = outputs;
-      this.input = input;
-      this.n = n;
-    }
-
+  record Resolver(List<List<Output>> outputs, byte[] input, int n) {
     SpecError spec(String why) {
       return new SpecError("steps[" + n + "]: " + why);
     }
@@ -152,9 +142,7 @@ final class Steps {
     if (o.key != null) {
       JsonObject k = new JsonObject();
       for (Map.Entry<String, byte[]> e : o.key.entrySet()) k.addProperty(e.getKey(), HEX.formatHex(e.getValue()));
-      JsonObject r = new JsonObject();
-      r.add("key", k);
-      return r;
+      return Protocol.obj("key", k);
     }
     return digest ? digest(o.out) : Protocol.obj("out", HEX.formatHex(o.out));
   }
@@ -207,9 +195,7 @@ final class Steps {
         }
         got.add(o);
       }
-      JsonObject res = new JsonObject();
-      res.add("runs", runs);
-      results.add(res);
+      results.add(Protocol.obj("runs", runs));
     }
     return results;
   }

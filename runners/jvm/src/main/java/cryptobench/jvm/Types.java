@@ -20,30 +20,15 @@ import java.util.TreeMap;
 final class Types {
   private Types() {}
 
-  /** One catalogue entry; {@code raw} is exactly what `cryptobench-native list` prints. */
+  /**
+   * One catalogue entry, decoded by Protocol.SPEC; {@code raw} is exactly what `cryptobench-native
+   * list` prints.
+   */
   static final class AlgorithmInfo {
-    final JsonObject raw;
-    final String name, kind, family, keyType, digest;
-    final List<String> operations;
-    final int keyBytes, ivBytes, blockBytes, minSize, tagBytes, outputBytes;
-
-    AlgorithmInfo(JsonObject o) {
-      raw = o;
-      name = o.get("name").getAsString();
-      kind = o.get("kind").getAsString();
-      family = o.get("family").getAsString();
-      keyType = o.has("key_type") ? o.get("key_type").getAsString() : "";
-      digest = o.has("digest") ? o.get("digest").getAsString() : "";
-      List<String> ops = new ArrayList<>();
-      for (JsonElement e : o.getAsJsonArray("operations")) ops.add(e.getAsString());
-      operations = Collections.unmodifiableList(ops);
-      keyBytes = o.get("key_bytes").getAsInt();
-      ivBytes = o.get("iv_bytes").getAsInt();
-      blockBytes = o.get("block_bytes").getAsInt();
-      minSize = o.get("min_size").getAsInt();
-      tagBytes = o.get("tag_bytes").getAsInt();
-      outputBytes = o.get("output_bytes").getAsInt();
-    }
+    transient JsonObject raw;
+    String name, kind, family, keyType = "", digest = "";
+    List<String> operations = List.of();
+    int keyBytes, ivBytes, blockBytes, minSize, tagBytes;
 
     boolean hasOp(String op) {
       return operations.contains(op);
@@ -73,7 +58,11 @@ final class Types {
             Types.class.getResourceAsStream("algorithms.json"), StandardCharsets.UTF_8)) {
       JsonArray all = JsonParser.parseReader(r).getAsJsonObject().getAsJsonArray("algorithms");
       List<AlgorithmInfo> out = new ArrayList<>();
-      for (JsonElement e : all) out.add(new AlgorithmInfo(e.getAsJsonObject()));
+      for (JsonElement e : all) {
+        AlgorithmInfo a = Protocol.SPEC.fromJson(e, AlgorithmInfo.class);
+        a.raw = e.getAsJsonObject();
+        out.add(a);
+      }
       return Collections.unmodifiableList(out);
     } catch (Exception e) {
       throw new IllegalStateException("algorithms.json (the catalogue): " + e, e);
@@ -100,7 +89,7 @@ final class Types {
   }
 
   /** What one operation is prepared with (provider.hpp, Params). */
-  static final class Params {
+  static final class Params implements Cloneable {
     byte[] key = new byte[0], iv = new byte[0], aad = new byte[0];
     KeyParts keypair = new KeyParts(), peer = new KeyParts();
     /** open's params: the test key's public parts. */
@@ -110,22 +99,14 @@ final class Types {
     int outLen;
     Map<String, Long> cost = new TreeMap<>();
 
-    Params copy() {
-      Params p = new Params();
-      p.key = key;
-      p.iv = iv;
-      p.aad = aad;
-      p.keypair = keypair;
-      p.peer = peer;
-      p.publicKey = publicKey;
-      p.signature = signature;
-      p.salt = salt;
-      p.info = info;
-      p.secret = secret;
-      p.ad = ad;
-      p.outLen = outLen;
-      p.cost = cost;
-      return p;
+    /** A shallow copy: the same arrays and key parts, fields of its own to replace. */
+    @Override
+    public Params clone() {
+      try {
+        return (Params) super.clone();
+      } catch (CloneNotSupportedException e) {
+        throw new AssertionError(e);
+      }
     }
   }
 

@@ -47,22 +47,16 @@ final class Variants {
 
   static JsonArray json() {
     JsonArray out = new JsonArray();
-    JsonObject d = new JsonObject();
-    d.addProperty("name", "default");
-    d.addProperty(
-        "description",
-        "the JDK the runner was built with ("
-            + System.getProperty("cryptobench.jdk", "java " + Runtime.version())
-            + ")");
-    d.add("env", new JsonObject());
-    out.add(d);
-    if (jdk25Home() != null) {
-      JsonObject v = new JsonObject();
-      v.addProperty("name", "jdk25");
-      v.addProperty("description", "the same providers on Java 25 (" + jdk25Home() + ")");
-      v.add("env", new JsonObject()); // the wrapper picks the JVM: no environment switch
-      out.add(v);
-    }
+    String jdk = System.getProperty("cryptobench.jdk", "java " + Runtime.version());
+    out.add(
+        Protocol.obj(
+            "name", "default", "description", "the JDK the runner was built with (" + jdk + ")",
+            "env", new JsonObject()));
+    if (jdk25Home() != null) // the wrapper picks the JVM: no environment switch
+      out.add(
+          Protocol.obj(
+              "name", "jdk25", "description", "the same providers on Java 25 (" + jdk25Home() + ")",
+              "env", new JsonObject()));
     return out;
   }
 }
