@@ -197,7 +197,12 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     assert "unknown channel 'carrier-pigeon'" in capsys.readouterr().err
     assert cli.main(["channel", "--parts", "speed", "--db", db]) == 1
     assert "unknown part 'speed'" in capsys.readouterr().err
-    assert cli.main(["channel", "--runs", "0", "--db", db]) == 1
+    # zero repetitions is a usage error of the option itself (issue 25: never "the default")
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["channel", "--runs", "0", "--db", db])
+    assert ended.value.code == 2
+    assert "argument --runs: '0' is not a positive integer" in capsys.readouterr().err
+    assert cli.main(["channel", "--runs", "21", "--db", db]) == 1
     assert "--runs must be between" in capsys.readouterr().err
 
 
