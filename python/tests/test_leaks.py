@@ -157,4 +157,34 @@ def test_a_short_run_finds_the_leaky_provider_and_not_its_a_a_control(tmp_path, 
 def test_leaks_refuses_an_algorithm_without_classes_in_one_line(native_runner):
     done = run_cli("leaks", "-a", "sha256")
     assert done.returncode != 0
-    assert done.stderr.strip().splitlines()[-1].startswith("cryptobench: -a sha256: no leak")
+    assert done.stderr.strip().splitlines()[-1].startswith("cryptobench: error: -a sha256: no leak")
+
+
+def test_recommend_reads_a_leaks_run_per_provider_and_algorithm():
+    from cryptobench.figures import Figure
+    from cryptobench.recommend import constant_time
+
+    def comparison(provider, classes, verdict, control=False):
+        key = {
+            "provider": provider,
+            "algorithm": "aes-256-gcm",
+            "operation": "decrypt",
+            "classes": classes,
+        }
+        return Figure(
+            key,
+            "median difference",
+            "ns",
+            (1.0,),
+            extra={"verdict": verdict, "detail": verdict, "control": control},
+        )
+
+    figures = [
+        comparison("fault/leaky", "a vs a'", "no-leak", control=True),
+        comparison("fault/leaky", "a vs b", "leak"),
+        comparison("openssl", "a vs a'", "leak", control=True),
+        comparison("openssl", "a vs b", "no-leak"),
+        comparison("gcrypt", "a vs b", "inconclusive"),
+    ]
+    verdicts = {k[0]: t.verdict for k, t in constant_time(figures, 7).items()}
+    assert verdicts == {"fault/leaky": "leak", "openssl": "no-leak", "gcrypt": "inconclusive"}

@@ -101,6 +101,17 @@ def control_summary(rs: list[Row]) -> str:
     )
 
 
+def resolution_lines(figures: list[Figure]) -> list[str]:
+    """Per A/A control: how many pairs resolved how many ns (docs/leaks.md)."""
+    out = []
+    for f in figures:
+        steps = f.extra.get("resolution") if f.status == "ok" else None
+        if steps:
+            text = ", ".join(f"{n} pairs ±{y:.1f} ns" for n, y in steps)
+            out.append(f"resolution ({f.key['provider']} {f.key['algorithm']}): {text}")
+    return out
+
+
 def summary(figures: list[Figure], settings: dict[str, Any]) -> str:
     rs = rows(figures)
     lines = [
@@ -110,6 +121,7 @@ def summary(figures: list[Figure], settings: dict[str, Any]) -> str:
     if rs:
         lines.append(text_table(HEADERS, [r.cells() for r in rs]))
     lines.append(control_summary(rs))
+    lines.extend(resolution_lines(figures))
     for provider, algorithm, reason in failures(figures):
         lines.append(f"not measured: {provider} {algorithm}: {reason}")
     return "\n".join(lines)

@@ -5,7 +5,7 @@ leakstats.py over the whole run at once, and the figures that store it."""
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -218,11 +218,15 @@ def figures(cells: list[Cell]) -> list[Figure]:
                     better="lower",
                 )
             )
+        mine = []
         for base, other, control in cell.test.comparisons:
             a, b = cell.times[base], cell.times[other]
-            raw.append(leakstats.compare(a, b, base, other, control))
+            mine.append(leakstats.compare(a, b, base, other, control))
             data.append(leakstats.differences(a, b))
             owner.append(cell)
+        # One process, one clock: its step is the largest any of the cell's comparisons shows.
+        step = max(c.step_ns for c in mine)
+        raw.extend(replace(c, step_ns=step) for c in mine)
     judged = leakstats.judge(raw, data)
     by_cell: dict[int, list[int]] = {}
     for i, cell in enumerate(owner):
@@ -245,10 +249,12 @@ def figures(cells: list[Cell]) -> list[Figure]:
             "verdict": c.verdict,
             "detail": c.detail,
             "control": c.control,
+            "clock_step_ns": c.step_ns,
             "test": cell.test.name,
         }
         if c.control:
             extra["block_rejection_rate"] = leakstats.control_rejection_rate(d)
+            extra["resolution"] = [list(r) for r in leakstats.resolution(d)]
         key = {
             "provider": cell.slot.label,
             "algorithm": cell.test.algorithm,

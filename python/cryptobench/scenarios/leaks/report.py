@@ -1,5 +1,6 @@
 """The leaks run's report sections: the verdicts, the A/A control, and each class's time."""
 
+from html import escape
 from typing import Any
 
 from cryptobench.figures import Figure
@@ -9,6 +10,7 @@ from cryptobench.scenarios.leaks.figures import (
     class_medians,
     control_summary,
     failures,
+    resolution_lines,
     rows,
 )
 
@@ -26,7 +28,9 @@ HOW = (
 def sections(figures: list[Figure], settings: dict[str, Any]) -> list[Section]:
     rs = rows(figures)
     body = how(HOW) + html_table(HEADERS, [r.cells() for r in rs], numeric={3, 4, 6})
-    body += f"<p>{control_summary(rs)}</p>"
+    body += "".join(
+        f"<p>{escape(line)}</p>" for line in [control_summary(rs), *resolution_lines(figures)]
+    )
     fails = failures(figures)
     if fails:
         body += html_table(["provider", "algorithm", "not measured because"], fails)
