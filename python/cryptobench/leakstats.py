@@ -36,9 +36,9 @@ from scipy import stats as sps
 ALPHA = 0.05
 # CLOCK_MONOTONIC counts whole nanoseconds: a median difference below one is not a time we read.
 CLOCK_RESOLUTION_NS = 1.0
-# The smallest bound we promise to rule out on this machine: about 25 core cycles, the cost of a
-# few table lookups or a short early-exit loop, and ~5 times the clock's read-to-read jitter
-# here (docs/leaks.md, "How many samples resolve how many nanoseconds").
+# The smallest bound we promise to rule out: one step of this VM's clock (10 ns, clock_step) and
+# about 30 core cycles, the cost of a few table lookups or a short early-exit loop (docs/leaks.md,
+# "How many samples resolve how many nanoseconds here").
 Y_FLOOR_NS = 10.0
 # For long operations (RSA decryption, ~1 ms) the noise of one measurement grows with its length;
 # we rule out no less than 0.1% of the operation's time.
@@ -227,16 +227,16 @@ def control_rejection_rate(d: np.ndarray, blocks: int = CONTROL_BLOCKS) -> float
     return sum(sign_test(p) < ALPHA for p in parts) / len(parts)
 
 
-def resolution(d: np.ndarray, steps: int = 4) -> list[tuple[int, float]]:
+def resolution(d: np.ndarray, step_ns: float = 1.0, steps: int = 4) -> list[tuple[int, float]]:
     """How many pairs resolve how many ns: for the first n/4^k pairs of an A/A control (k = steps
-    − 1 … 0), the largest |end| of the 95% interval of the median difference: the smallest
-    difference that n pairs could have called, on this machine, for this operation."""
+    − 1 … 0), the largest |end| of the 95% interval of the median difference, and never less
+    than the clock's step: the smallest difference n pairs rule out, here, for this operation."""
     out = []
     for k in range(steps - 1, -1, -1):
         n = d.size // (4**k)
         if n >= 10:
             low, high = bootstrap_median_ci(d[:n], 1 - ALPHA)
-            out.append((n, max(abs(low), abs(high))))
+            out.append((n, max(abs(low), abs(high), step_ns)))
     return out
 
 

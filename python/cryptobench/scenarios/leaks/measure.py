@@ -254,7 +254,7 @@ def figures(cells: list[Cell]) -> list[Figure]:
         }
         if c.control:
             extra["block_rejection_rate"] = leakstats.control_rejection_rate(d)
-            extra["resolution"] = [list(r) for r in leakstats.resolution(d)]
+            extra["resolution"] = [list(r) for r in leakstats.resolution(d, c.step_ns)]
         key = {
             "provider": cell.slot.label,
             "algorithm": cell.test.algorithm,
