@@ -188,3 +188,8 @@ def test_recommend_reads_a_leaks_run_per_provider_and_algorithm():
     ]
     verdicts = {k[0]: t.verdict for k, t in constant_time(figures, 7).items()}
     assert verdicts == {"fault/leaky": "leak", "openssl": "no-leak", "gcrypt": "inconclusive"}
+
+
+def test_recommend_refuses_avoid_leaky_without_a_leaks_run(tmp_path):
+    done = run_cli("recommend", "--avoid-leaky", "--db", str(tmp_path / "none.db"))
+    assert done.returncode != 0 and "--avoid-leaky needs --leaks RUN" in done.stderr

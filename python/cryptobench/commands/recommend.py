@@ -52,13 +52,13 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     if size <= 0:
         raise UserError("--size must be at least 1 byte")
     recommend.check_level(args.level)
+    if args.avoid_leaky and not args.leaks:
+        raise UserError("--avoid-leaky needs --leaks RUN (the leaks run to take the verdicts from)")
     db = store.Store.open(args.db, create=False)
     results = analysis.load(db, db.resolve_run(args.run))
     if not results.ok_cases():
         raise UserError(f"run {results.run.id} has no successful cases to recommend from")
     threshold = noise.for_machine(db, results.machine).threshold
-    if args.avoid_leaky and not args.leaks:
-        raise UserError("--avoid-leaky needs --leaks RUN (the leaks run to take the verdicts from)")
     leaks = {}
     if args.leaks:
         leaks_run = db.resolve_run(args.leaks)

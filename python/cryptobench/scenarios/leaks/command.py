@@ -96,6 +96,14 @@ def test_for(info: dict) -> LeakTest:
     )
 
 
+def check_options(options: Options) -> None:
+    """What the options alone make wrong, before any runner is asked anything."""
+    if options.rounds is not None and not 100 <= options.rounds <= 1_000_000:
+        raise UserError("--rounds must be between 100 and 1000000")
+    _list(options.algorithms, "-a")
+    _list(options.providers, "-p")
+
+
 def plan(options: Options, caps: Any) -> dict[str, Any]:
     """The run's settings: tests, (provider, variant) pairs, rounds. Raises UserError."""
     algorithms = _list(options.algorithms, "-a") or (
@@ -154,6 +162,7 @@ def start(options: Options, target: Target) -> Started:
     from cryptobench.progress import ProgressBar
     from cryptobench.scenarios.leaks import SCENARIO, measure
 
+    check_options(options)
     caps = runner.discover()
     spec = plan(options, caps)
     paths = runner.runner_paths(caps)
