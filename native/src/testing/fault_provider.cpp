@@ -11,11 +11,11 @@
 //             byte: the gate passes, the check of the timed instance after sampling must not;
 //   "overflow" likewise, but writes one byte past its output from the 200th operation on;
 //   "leaky"   is correct, but its AES-256-GCM decryption first compares the tag byte by byte and
-//             stops at the first wrong byte, each compared byte costing about 25 ns of work here: the
-//             positive control of `cryptobench leaks` (a tag wrong in its first byte is refused
-//             sooner than one wrong in its last byte). The work per byte makes the difference
-//             large enough to be found in seconds on a shared machine; a real early-exit memcmp
-//             differs by about a cycle per byte.
+//             stops at the first wrong byte, each compared byte costing about 25 ns of work
+//             here: the positive control of `cryptobench leaks` (a tag wrong in its first byte is
+//             refused sooner than one wrong in its last byte). The work per byte makes the
+//             difference large enough to be found in seconds on a shared machine; a real
+//             early-exit memcmp differs by about a cycle per byte.
 // It also offers x25519 (key generation is counted: keygen_calls()), and records the buffers of
 // the last run() (last_buffers()) so tests can see the layout the engine chose.
 #include "fault_provider.hpp"
