@@ -248,3 +248,28 @@ def test_003_efficiency_uses_the_busiest_process_like_the_theses_loaded_core():
     bulk = criteria_data(figures, 0.05)["bulk"]
     assert bulk["openvpn"]["off"] == [40.0, pytest.approx(80.0)]
     assert bulk["scp"]["off"] == [90.0, pytest.approx(50.0)]
+
+
+def test_003_five_handshake_runs_give_the_median_and_the_runs_spread():
+    """reproduce 003 runs each handshake cell five times (the thesis's §4.3); the store pools them
+    into one figure, and the RSA claim gets their median and their spread (relative IQR)."""
+    from cryptobench.figures import Figure, pool
+    from cryptobench.scenarios.channel.figures import handshake_rows
+    from cryptobench.scenarios.channel.reproduce import criteria_data
+
+    runs = {1024: [100.0, 120.0, 125.0, 130.0, 150.0], 2048: [90, 100, 105, 110, 120],
+            4096: [40, 45, 48, 50, 60]}  # fmt: skip
+    figures = []
+    for bits, values in runs.items():
+        key = {"part": "handshake", "channel": "openvpn", "cert": f"rsa-{bits}",
+               "dh": "ffdhe2048", "accel": "off"}  # fmt: skip
+        for v in values:  # one figure per run, as handshake.measure stores them
+            figures += [Figure(key, "handshakes/min", "1/min", [v * 2]),
+                        Figure(key, "handshakes per server CPU-s", "1/s", [v])]  # fmt: skip
+    data = criteria_data(pool(figures), 0.05)
+    assert data["per_cpu_soft"] == {1024: 125.0, 2048: 105.0, 4096: 48.0}
+    assert data["handshake_runs"] == 5
+    # relative IQRs 0.24, 0.19, 0.26 (statistics.quantiles): their median
+    assert data["handshake_spread"] == pytest.approx(0.24)
+    row = next(r for r in handshake_rows(pool(figures)) if r[0] == "rsa-1024")
+    assert row[-2:] == ["5", "100.0-150.0"]
