@@ -9,7 +9,9 @@
 # is in the Makefile, after every part has added its DEMO_TARGETS.)
 .PHONY: demo
 SUITE ?= default
-DEMO_JOBS ?= 4
+# Enough jobs that every phase starts as soon as it can (each build is itself parallel): with
+# fewer, the native build, the longest, waited for a runner's slot.
+DEMO_JOBS ?= 8
 
 demo:
 	+@$(MAKE) --no-print-directory -j $(DEMO_JOBS) setup-demo NATIVE_TESTS=OFF VENV_EXTRAS= PHASE_QUIET=1
