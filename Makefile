@@ -8,7 +8,6 @@ BUILD    ?= native/build
 VENV     ?= .venv
 PY       := $(VENV)/bin/python
 JOBS     ?= $(shell nproc)
-SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian 12 packages, by part (`make apt-PART` installs APT_PART): the toolchain (ccache makes
 # rebuilds in several checkouts cheap), the nine crypto libraries' development files, and the
