@@ -9,12 +9,14 @@ VENV     ?= .venv
 PY       := $(VENV)/bin/python
 JOBS     ?= $(shell nproc)
 
-# Debian 12 packages, by part (`make apt-PART` installs APT_PART): the toolchain (ccache makes
-# rebuilds in several checkouts cheap), the nine crypto libraries' development files, and the
-# native tests' and lint's tools. `make demo` installs build and libs only.
-APT_build := build-essential cmake pkg-config ninja-build python3 python3-venv python3-dev ccache
+# Debian 12 packages, by part (`make apt-PART` installs APT_PART): the toolchain (which the
+# runners need), what the native build needs besides (the nine crypto libraries' development
+# files; ccache, which makes rebuilds cheap, in other checkouts too), and the native tests' and
+# lint's tools. `make demo` installs build and libs only; on a machine that has the toolchain
+# the runners then build while apt-libs downloads and installs.
+APT_build := build-essential cmake pkg-config ninja-build python3 python3-venv python3-dev
 APT_libs := nlohmann-json3-dev libssl-dev openssl libgcrypt20-dev libbotan-2-dev libcrypto++-dev \
-  libsodium-dev nettle-dev libmbedtls-dev libwolfssl-dev libgnutls28-dev
+  libsodium-dev nettle-dev libmbedtls-dev libwolfssl-dev libgnutls28-dev ccache
 APT_test := googletest libgtest-dev clang-format
 APT_PACKAGES := $(APT_build) $(APT_libs) $(APT_test)
 
@@ -59,8 +61,8 @@ apt-%:
 	@$(if $(APT_$*),bash mk/apt-install.sh apt-$* $(APT_$*),echo "make: no part '$*' (no APT_$*)" >&2; exit 2)
 apt-libs: apt-build
 
-# ccache, where installed (APT_build), makes rebuilds cheap, in other checkouts too: paths under
-# this checkout are hashed relative to it. Looked up when the recipe runs (apt-build may have
+# ccache, where installed (APT_libs), makes rebuilds cheap, in other checkouts too: paths under
+# this checkout are hashed relative to it. Looked up when the recipe runs (apt-libs may have
 # just installed it); the build does not need it.
 CCACHE = $$(command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
