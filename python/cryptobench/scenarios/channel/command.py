@@ -9,6 +9,7 @@ from typing import Any
 
 from cryptobench.errors import UserError
 from cryptobench.figures import failed, skipped
+from cryptobench.scenarios import packages
 from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.channel import model
 
@@ -232,11 +233,32 @@ def command(args: argparse.Namespace) -> int:
     return start(options_from(Options, args), Target.from_args(args)).status
 
 
+# The programs each part runs besides its channels' daemons (Debian's, mk/channel.mk).
+PART_PROGRAMS = {
+    "handshake": ("openvpn", "openssl"),
+    "latency": ("ping",),
+    "bulk": ("ssh-keygen", "/usr/sbin/sshd", "scp", "vsftpd", "curl", "iperf3"),
+}
+
+
+def programs(spec: dict[str, Any]) -> list[str]:
+    """Every program the run will start: the namespaces' `ip`, each part's, each channel's."""
+    from cryptobench.scenarios.channel import channels
+
+    tunnelled = any(p in spec["parts"] for p in ("latency", "bulk"))
+    return [
+        "ip",
+        *(t for p in spec["parts"] for t in PART_PROGRAMS[p]),
+        *(t for c in spec["channels"] if tunnelled for t in channels.programs(c)),
+    ]
+
+
 def start(options: Options, target: Target) -> Started:
     """Measures the channels, stores the run; see run_figure_scenario for the rest of its life."""
     from cryptobench.scenarios.channel import SCENARIO
 
     spec = settings(options)
+    packages.require("channel", programs(spec))
 
     def measure(db, run_id: int, ledger) -> None:
         measure_all(db, run_id, ledger, spec)

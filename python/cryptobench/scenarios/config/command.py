@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
+from cryptobench.scenarios import packages
 from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.config.driver import default_providers, find_driver, run_scenario
 from cryptobench.scenarios.config.figures import stored_settings, to_figures
@@ -149,6 +150,7 @@ def start(options: Options, target: Target) -> Started:
     from cryptobench.progress import ProgressBar
     from cryptobench.scenarios.config import SCENARIO
 
+    packages.require("config", ["gpg", "gpgconf"])
     quick = options.quick
     n_values = options.n or (QUICK_N if quick else THESIS_N)
     runs = options.runs or (QUICK_RUNS if quick else THESIS_RUNS)

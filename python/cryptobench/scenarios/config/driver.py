@@ -73,7 +73,7 @@ class GnupgHome:
         gpg = shutil.which("gpg")
         if not gpg:
             shutil.rmtree(self.path, ignore_errors=True)
-            raise UserError("gpg not found: install gnupg (make setup does)")
+            raise UserError("gpg not installed: `make apt-config` installs it")
         env = {**os.environ, "GNUPGHOME": str(self.path)}
         uid = "cryptobench scenario <scenario@cryptobench.invalid>"
         try:

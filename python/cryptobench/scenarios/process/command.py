@@ -9,6 +9,7 @@ from typing import Any
 
 from cryptobench.errors import UserError
 from cryptobench.figures import skipped
+from cryptobench.scenarios import packages
 from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.process import corpus, driver, measure
 from cryptobench.scenarios.process.model import (
@@ -161,6 +162,12 @@ def start(options: Options, target: Target) -> Started:
     exe = runner.find_runner()
     caps = runner.list_capabilities(exe)
     spec = settings(options, caps)
+    packages.require(
+        "process",
+        ["hyperfine"],
+        [f for kind, f in (("audio", corpus.AUDIO_DIR), ("text", corpus.TEXT_SOURCES[0]))
+         if kind in spec["kinds"]],
+    )  # fmt: skip
     program = driver.find_program()
     files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
     spec["corpus"] = corpus.checksums(files)
