@@ -33,6 +33,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--runs", type=int, metavar="N", help=f"repetitions (default {model.RUNS})")
     p.add_argument(
+        "--handshake-runs",
+        type=int,
+        metavar="N",
+        help="repetitions of each OpenVPN handshake cell (default: --runs; the thesis, and "
+        f"reproduce 003: {model.THESIS_HANDSHAKE_RUNS})",
+    )
+    p.add_argument(
         "--window",
         type=float,
         metavar="S",
@@ -72,6 +79,9 @@ def settings(args: "Options") -> dict[str, Any]:
     runs = args.runs if args.runs is not None else (model.QUICK_RUNS if quick else model.RUNS)
     if not 1 <= runs <= 20:
         raise UserError("--runs must be between 1 and 20")
+    handshake_runs = args.handshake_runs if args.handshake_runs is not None else runs
+    if not 1 <= handshake_runs <= 20:
+        raise UserError("--handshake-runs must be between 1 and 20")
     window = args.window or (model.QUICK_HANDSHAKE_WINDOW_S if quick else model.HANDSHAKE_WINDOW_S)
     if not 1 <= window <= 600:
         raise UserError("--window must be between 1 and 600 seconds")
@@ -87,6 +97,7 @@ def settings(args: "Options") -> dict[str, Any]:
         "channels": channels,
         "accel": accel,
         "runs": runs,
+        "handshake_runs": handshake_runs,
         "quick": quick,
         "handshake_window_s": window,
         "tls_window_s": model.QUICK_TLS_WINDOW_S if quick else model.TLS_WINDOW_S,
@@ -211,6 +222,7 @@ class Options:
     channels: str | None = None  # comma-separated
     accel: str | None = None  # "on", "off" or "on,off"
     runs: int | None = None
+    handshake_runs: int | None = None  # repetitions of each handshake cell (None: runs)
     window: float | None = None  # seconds per OpenVPN handshake cell
     size: str | None = None  # bulk file size, "128M"
     quick: bool = False

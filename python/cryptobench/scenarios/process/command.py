@@ -46,6 +46,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help=f"a few minutes: {', '.join(QUICK_PROVIDERS)}; {', '.join(QUICK_ALGORITHMS)}; "
         f"128 KiB and 1 MiB; {QUICK_RUNS} runs",
     )
+    p.add_argument(
+        "--roundtrip",
+        action="store_true",
+        help="also time one execution that encrypts and then decrypts the result, as EvalMe "
+        "did (reproduce 004 does)",
+    )
     p.add_argument("--workdir", type=Path, metavar="DIR", help="where outputs are written")
     p.add_argument("--note", default="", help="a note stored with the run")
     p.add_argument("--report", type=Path, metavar="FILE", help="also write an HTML report")
@@ -96,6 +102,7 @@ def settings(args: "Options", caps: Any) -> dict[str, Any]:
         "runs": runs,
         "warmup": WARMUP,
         "chunk": CHUNK,
+        "roundtrip": bool(args.roundtrip),
     }
 
 
@@ -120,6 +127,7 @@ class Options:
     sizes: str | None = None  # "128K,1M"
     runs: int | None = None
     quick: bool = False
+    roundtrip: bool = False  # also time one execution encrypting and decrypting (EvalMe's)
     workdir: Path | None = None
 
 
@@ -187,7 +195,7 @@ def start(options: Options, target: Target) -> Started:
         )
         for kind, why in missing.items():
             db.add_figures(run_id, [skipped({"kind": kind}, "wall", "s", why)])
-        measure.startup(db, run_id, program, cells, work, spec["runs"])
+        measure.startup(db, run_id, program, cells, work, spec["runs"], spec["roundtrip"])
         done = 0
         try:
             for size in spec["sizes"]:
