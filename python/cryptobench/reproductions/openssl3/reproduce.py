@@ -46,8 +46,12 @@ def suite_text(providers: list[str], quick: bool) -> str:
     return (
         'description = "reproduce openssl3: SHA-256 per call and per byte across OpenSSL '
         'versions"\n'
-        f"providers = {providers!r}\nsizes = {list(SIZES)!r}\nsamples = {5 if quick else 11}\n"
-        "batch = 3\ntarget_sample_ms = 5\nwarmup_ms = 20\nheap_iterations = 2\ntimeout_s = 120\n"
+        f"providers = {providers!r}\nsizes = {list(SIZES)!r}\nsamples = {7 if quick else 21}\n"
+        # the default suite's adaptive sampling: on a loaded machine a case goes on (up to 41
+        # samples) until its median's interval is within 5%
+        f"min_samples = {5 if quick else 11}\nmax_samples = {15 if quick else 41}\n"
+        "ci_target = 0.05\nbatch = 3\ntarget_sample_ms = 1\nwarmup_ms = 10\n"
+        "heap_iterations = 2\ntimeout_s = 120\n"
         '\n[[matrix]]\nalgorithms = ["sha256"]\noperations = ["hash"]\n'
     ).replace("'", '"')
 
