@@ -5,10 +5,11 @@ import json
 
 from .engine import OpenCase, case_input, resolve
 from .errors import SpecError, Unsupported
+from .leak import leak
 from .protocol import Totals, case_message, emit, hello, parse_case, result_message
 from .steps import digest, run_steps
 
-COMMANDS = "open, sample, close, steps, quit"
+COMMANDS = "open, sample, close, steps, leak, quit"
 
 
 def serve(inp, out, cpu: int | None) -> int:
@@ -54,6 +55,8 @@ def _steps(req: dict) -> dict:
 def _serve_one(cmd: str, req: dict, open_cases: dict, totals: Totals) -> dict:
     if cmd == "steps":
         return _steps(req)
+    if cmd == "leak":
+        return leak(req)
     if cmd == "open":
         if "case" not in req:
             raise SpecError("case: missing")
