@@ -22,6 +22,15 @@ file(WRITE "${CB_VERSIONS_EXPORTS}" "{ local: *; };\n")
 
 function(cb_versioned_provider record)
   file(READ "${record}" json)
+  # Other builds share the cache (liboqs for the post-quantum work): a record without what a
+  # versioned provider needs is not one, and is left alone.
+  foreach(field provider adapter version crate seconds flags libraries)
+    string(JSON value ERROR_VARIABLE missing GET "${json}" ${field})
+    if(missing)
+      message(STATUS "cryptobench: ${record} is not a versioned provider's build; skipped")
+      return()
+    endif()
+  endforeach()
   string(JSON name GET "${json}" provider)
   string(JSON adapter GET "${json}" adapter)
   string(JSON version GET "${json}" version)
