@@ -15,7 +15,6 @@ library version or code path).
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import false_discovery_control, mannwhitneyu
 
 from cryptobench import stats, versions
 from cryptobench.analysis import CaseResult, RunResults
@@ -76,6 +75,9 @@ def _measured(a: CaseResult, b: CaseResult) -> bool:
 def _judge(tested: list[CaseComparison], threshold: float, alpha: float) -> None:
     """Benjamini–Hochberg over every tested case, then each verdict."""
     if tested:
+        from scipy.stats import false_discovery_control  # imported here: scipy.stats is most of
+        # the command line's start-up time, and most commands never compare
+
         qs = false_discovery_control([max(min(c.p, 1.0), 0.0) for c in tested], method="bh")
         for c, q in zip(tested, qs, strict=True):
             c.q = float(q)
@@ -242,6 +244,8 @@ def changes(
     verdict other than `same` needs q < alpha, so the interval is only drawn for those cases:
     the verdicts are compare_runs's, and a run of 3,000 cases costs a few hundred intervals
     instead of 3,000."""
+    from scipy.stats import false_discovery_control, mannwhitneyu  # see compare_runs
+
     keys = [k for k in a if k in b and a[k].size and b[k].size]
     if not keys:
         return []

@@ -348,6 +348,26 @@ def figure_text(kind: str, c: CaseResult) -> str:
     return ("~" if c.unstable else "") + text
 
 
+# The report's answer table (report.answer) and, without the note, the one `run` prints.
+ANSWER_COLUMNS = ("kind", "choice", "figure", "runner-up", "note")
+
+
+def answer_rows(rec: Recommendation) -> list[list[str]]:
+    rows = []
+    for ch in rec.choices:
+        c, up = ch.case, ch.runner_up
+        rows.append(
+            [
+                ch.kind,
+                f"{c.algorithm_label}, {c.label}" if c else "-",
+                figure_text(ch.kind, c) if c else "-",
+                f"{up.algorithm_label}, {up.label}: {figure_text(ch.kind, up)}" if up else "-",
+                ch.note,
+            ]
+        )
+    return rows
+
+
 def text_rows(rec: Recommendation) -> list[list[str]]:
     rows = []
     for ch in rec.choices:

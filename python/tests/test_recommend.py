@@ -248,3 +248,19 @@ def test_a_faster_version_of_the_system_library_is_named_with_its_ratio(tmp_path
     assert (
         "tied with the system openssl" in by["hash"].note or by["hash"].case.provider == "openssl"
     )
+
+
+def test_a_run_prints_the_reports_answer_table(results):
+    """`cryptobench run` prints this as soon as the run ends (issue 31): the report's answer, the
+    same choice per kind as the HTML report's first table."""
+    from cryptobench import report, terminal
+
+    text = terminal.answer_text(results)
+    html = report.answer(results).html
+    for kind, choice, figure, _up, _note in recommend.answer_rows(
+        recommend.recommend(results, level=128, size=recommend.DEFAULT_SIZE)
+    ):
+        lines = [ln for ln in text.splitlines() if ln.startswith(kind + " ")]
+        assert any(choice in ln and figure in ln for ln in lines), (kind, choice)
+        assert choice in html
+    assert "des-ede3-cbc" not in text  # fastest, but disallowed: never the answer
