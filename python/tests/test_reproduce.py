@@ -4,7 +4,8 @@ from cryptobench import cli, papers
 
 
 def test_paper_names(capsys):
-    assert papers.parse(["0", "004", "all"]) == ["000", "004", "001", "002", "003"]
+    assert papers.parse(["0", "004", "all"]) == ["000", "004", "001", "002", "003", "openssl3"]
+    assert papers.parse(["openssl3"]) == ["openssl3"]
     assert cli.main(["reproduce", "9"]) == 1
     assert "unknown paper '9'" in capsys.readouterr().err
 

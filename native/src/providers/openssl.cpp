@@ -25,6 +25,12 @@
 
 #include "cryptobench/provider.hpp"
 
+// The system library's adapter is "openssl"; native/cmake/versions.cmake compiles this file again
+// for other 3.x and 4.x versions as "openssl@3.5", ... with their build recorded.
+#ifndef CB_PROVIDER_NAME
+#define CB_PROVIDER_NAME "openssl"
+#endif
+
 namespace cb {
 namespace {
 
@@ -620,8 +626,10 @@ class HashSignOp : public Operation {
 };
 
 // Pure EdDSA signs the message itself, so it goes through the one-shot EVP_DigestSign/Verify.
-// The EdDSA signature context keeps no per-message state, so one initialisation serves every
-// run().
+// In OpenSSL 3.0 and 3.1 the EdDSA signature context keeps no per-message state, so one
+// initialisation serves every run(); from 3.2 a one-shot call finalises the context (a second
+// one fails: "operation not supported for this keytype", found by the gate of openssl@3.5), so
+// there every run() initialises it again, as an application on those versions must.
 class EddsaOp : public Operation {
  public:
   EddsaOp(const AlgorithmInfo& info, OpKind op, const Params& p)
@@ -629,15 +637,22 @@ class EddsaOp : public Operation {
     pkey_ = import_key(info, p.keypair, sign_);
     mdctx_ = EVP_MD_CTX_new();
     if (!mdctx_) throw Error("EVP_MD_CTX_new failed");
+    init();
+  }
+  ~EddsaOp() override { EVP_MD_CTX_free(mdctx_); }
+
+  void init() {
     check(sign_ ? EVP_DigestSignInit_ex(mdctx_, nullptr, nullptr, nullptr, nullptr, pkey_.get(),
                                         nullptr)
                 : EVP_DigestVerifyInit_ex(mdctx_, nullptr, nullptr, nullptr, nullptr, pkey_.get(),
                                           nullptr),
           "EdDSA init");
   }
-  ~EddsaOp() override { EVP_MD_CTX_free(mdctx_); }
 
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+#if OPENSSL_VERSION_NUMBER >= 0x30200000L
+    init();
+#endif
     if (sign_) {
       size_t n = sig_len_;
       check(EVP_DigestSign(mdctx_, out, &n, in, len), "EdDSA sign");
@@ -823,7 +838,7 @@ std::unique_ptr<Operation> prepare_public_key(const AlgorithmInfo& info, OpKind 
 
 class OpensslProvider : public Provider {
  public:
-  std::string name() const override { return "openssl"; }
+  std::string name() const override { return CB_PROVIDER_NAME; }
   std::string version() const override { return OpenSSL_version(OPENSSL_VERSION); }
   std::vector<Variant> variants() const override {
     return {
@@ -890,6 +905,9 @@ class OpensslProvider : public Provider {
     out["ia32cap"] = cap.substr(0, cap.find(' '));  // drop the " env:..." echo
     const char* env = std::getenv("OPENSSL_ia32cap");
     out["ia32cap_env"] = env ? env : "";
+#ifdef CB_BUILD_RECORD
+    out["build"] = CB_BUILD_RECORD;  // a versioned provider: its crate, flags and build time
+#endif
     // The same before and after the first legacy algorithm (runs compare their code paths).
     std::lock_guard<std::mutex> lock(legacy_mutex_);
     out["legacy_provider"] = !legacy_available_      ? "unavailable"
@@ -940,6 +958,6 @@ class OpensslProvider : public Provider {
 
 }  // namespace
 
-CB_REGISTER_PROVIDER("openssl", OpensslProvider);
+CB_REGISTER_PROVIDER(CB_PROVIDER_NAME, OpensslProvider);
 
 }  // namespace cb
