@@ -97,6 +97,23 @@ PAPERS: dict[str, Paper] = {
             "Raspberry Pi 4 Model B (32-bit ARM Cortex-A72, 1.5 GHz, no AES instructions), 4 GiB "
             "RAM, Raspbian 10; Crypto++ 8.4, Botan 2.17.3, g++ 8.3.0 (§4.2)",
         ),
+        Paper(
+            "openssl3",
+            "OpenSSL 3's performance regressions against 1.1.1 (openssl/openssl issue threads)",
+            2023,
+            "a core run over openssl@1.1.1, the system openssl (3.0) and openssl@3.5 (make "
+            "versions)",
+            (
+                "Should a platform on OpenSSL 3.0 go back to 1.1.1, or on to 3.5?",
+                "Is OpenSSL 3's cost per call (small messages, key loading) or per byte?",
+            ),
+            "`openssl speed` SHA-256 at 16 B fell from 70.3 MB/s (1.1.1t) to 31.5 MB/s (3.1.0) "
+            "and was equal at 16 KiB (#20998); 100,000 PEM RSA key loads took 0.7 s with 1.1.1, "
+            "40 s with 3.0 and 7 s with 3.1 (#15199); certificates ×3.5 and private keys ×6 "
+            "slower to load since 3.0 (#18814).",
+            "#20998: x86-64 Linux, OpenSSL 1.1.1t and 3.1.0 built by the reporter; #15199: an "
+            "x86-64 laptop; #18814: Debian, the 1.1.1 branch and 3.x master (2022)",
+        ),
     )
 }
 

@@ -24,6 +24,9 @@ def capabilities_text(caps: Capabilities) -> str:
     )
     absent = "".join(
         f"\nabsent runner: {name} — {why}" for name, why in sorted(caps.absent.items())
+    ) + "".join(
+        f"\nabsent provider: {name} — {why}"
+        for name, why in sorted(caps.raw.get("absent_providers", {}).items())
     )
     return f"{head}\n\n{providers}\n\n{support_matrix(caps)}{absent}"
 

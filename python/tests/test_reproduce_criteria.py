@@ -99,13 +99,28 @@ def _004(agree=True, fixed=False):
             "rss_mib": rss, "fixed_records": fixed}  # fmt: skip
 
 
-AGREE = {"000": _000(), "001": _001(), "002": _002(cryptofs=True), "003": _003(), "004": _004()}
+def _openssl3(agree=True):
+    if agree:  # the threads' own figures
+        sha = {"1.1.1": {16: 70.30, 16384: 531.8}, "3.0": {16: 31.55, 16384: 526.4}}
+        pem = {"1.1.1": 0.7e-5, "3.x": 7e-5, "3.0": 40e-5}
+        ratio, hs = {"cert": 3.5, "key": 6.0}, {"3.0": 1333.5, "1.1.1": 1773.9, "aws-lc": 2478.9}
+    else:
+        sha = {"1.1.1": {16: 30.0, 16384: 300.0}, "3.0": {16: 31.0, 16384: 530.0}}
+        pem = {"1.1.1": 7e-5, "3.x": 40e-5, "3.0": 0.7e-5}
+        ratio, hs = {"cert": 6.0, "key": 1.0}, {"3.0": 2478.9, "1.1.1": 1773.9, "aws-lc": 1333.5}
+    return {"noise": 0.05, "sha256_mb_s": sha, "pem_rsa_load_s": pem, "load_ratio": ratio,
+            "handshakes_s": hs}  # fmt: skip
+
+
+AGREE = {"000": _000(), "001": _001(), "002": _002(cryptofs=True), "003": _003(), "004": _004(),
+         "openssl3": _openssl3()}  # fmt: skip
 CONTRADICT = {
     "000": _000(per_value=(0.2, 0.01, 0.005), whole=5.0, heap=(60_000, 70_000), confcrypt=9.0),
     "001": _001(ratio_large=8.0, pairs=0.1),
     "002": _002(dd=0.99, block=1.0, refused=False, cryptofs=False),
     "003": _003(agree=False),
     "004": _004(agree=False),
+    "openssl3": _openssl3(agree=False),
 }
 
 
@@ -215,3 +230,12 @@ def test_003_efficiency_uses_the_busiest_process_like_the_theses_loaded_core():
     bulk = criteria_data(figures, 0.05)["bulk"]
     assert bulk["openvpn"]["off"] == [40.0, pytest.approx(80.0)]
     assert bulk["scp"]["off"] == [90.0, pytest.approx(50.0)]
+
+
+def test_openssl3_small_messages_undecided_only_when_the_noise_hides_a_55_percent_drop():
+    spec = next(s for s in specs_for("openssl3") if s.key == "openssl3.1")
+    same = {"1.1.1": {16: 70.0, 16384: 530.0}, "3.0": {16: 69.0, 16384: 529.0}}
+    [quiet] = evaluate([spec], {"noise": 0.05, "sha256_mb_s": same})
+    [loud] = evaluate([spec], {"noise": 0.6, "sha256_mb_s": same})
+    assert quiet.holds is False  # no drop where a 55% one would show
+    assert loud.holds is None and "noise" in loud.reason

@@ -1,7 +1,8 @@
-// libcryptobench_core.so only (not libcryptobench.so, which links every adapter): providers are
-// modules, cryptobench-providers/<name>.so beside this library, loaded on first use. A program
-// on the core library (confcrypt) so loads only the crypto libraries it uses: loading all nine
-// at start-up cost about 17 ms per invocation.
+// Providers as modules, cryptobench-providers/<name>.so beside this library, loaded on first use.
+// In libcryptobench_core.so every provider is one; in libcryptobench.so (which links every adapter
+// of the system's libraries) only the versioned ones, openssl@3.5.so, ... (docs/versions.md). A
+// program on the core library (confcrypt) so loads only the crypto libraries it uses: loading all
+// nine at start-up cost about 17 ms per invocation.
 #include <dlfcn.h>
 
 #include <string>

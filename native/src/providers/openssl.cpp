@@ -25,6 +25,12 @@
 
 #include "cryptobench/provider.hpp"
 
+// The system library's adapter is "openssl"; native/cmake/versions.cmake compiles this file again
+// for other 3.x and 4.x versions as "openssl@3.5", ... with their build recorded.
+#ifndef CB_PROVIDER_NAME
+#define CB_PROVIDER_NAME "openssl"
+#endif
+
 namespace cb {
 namespace {
 
@@ -823,7 +829,7 @@ std::unique_ptr<Operation> prepare_public_key(const AlgorithmInfo& info, OpKind 
 
 class OpensslProvider : public Provider {
  public:
-  std::string name() const override { return "openssl"; }
+  std::string name() const override { return CB_PROVIDER_NAME; }
   std::string version() const override { return OpenSSL_version(OPENSSL_VERSION); }
   std::vector<Variant> variants() const override {
     return {
@@ -887,6 +893,9 @@ class OpensslProvider : public Provider {
     out["ia32cap"] = cap.substr(0, cap.find(' '));  // drop the " env:..." echo
     const char* env = std::getenv("OPENSSL_ia32cap");
     out["ia32cap_env"] = env ? env : "";
+#ifdef CB_BUILD_RECORD
+    out["build"] = CB_BUILD_RECORD;  // a versioned provider: its crate, flags and build time
+#endif
     // The same before and after the first legacy algorithm (runs compare their code paths).
     std::lock_guard<std::mutex> lock(legacy_mutex_);
     out["legacy_provider"] = !legacy_available_      ? "unavailable"
@@ -937,6 +946,6 @@ class OpensslProvider : public Provider {
 
 }  // namespace
 
-CB_REGISTER_PROVIDER("openssl", OpensslProvider);
+CB_REGISTER_PROVIDER(CB_PROVIDER_NAME, OpensslProvider);
 
 }  // namespace cb

@@ -1,7 +1,8 @@
 """Claims and their criteria: what each paper found, where it says so, and the falsifiable test
 our figures must pass for the finding to hold here.
 
-A paper's claims are a fixed list (`SPECS` in `paper000.py` … `paper004.py`), so the tally's
+A paper's claims are a fixed list (`SPECS` in `paper000.py` … `paper004.py`, and `openssl3.py`
+for OpenSSL 3's published regressions), so the tally's
 denominator never changes between runs: a claim whose data are missing, whose stand-in removes
 the mechanism the paper credits, or whose difference is below this machine's calibrated noise
 is *undecided*, with the reason. Our own claims (`ours_only`) are listed apart and not counted.
@@ -158,4 +159,6 @@ def tally_text(counts: Mapping[str, int]) -> str:
 def specs_for(paper: str) -> tuple[Spec, ...]:
     import importlib
 
-    return importlib.import_module(f"cryptobench.criteria.paper{paper}").SPECS
+    # the papers are numbered (paper000.py, ...); other published findings are named (openssl3.py)
+    module = f"paper{paper}" if paper.isdigit() else paper
+    return importlib.import_module(f"cryptobench.criteria.{module}").SPECS

@@ -10,4 +10,5 @@ from cryptobench.scenarios.base import lazy
 
 CORE: dict[str, Callable[..., Reproduction]] = {
     "001": lazy("cryptobench.reproductions.java.reproduce", "reproduce"),
+    "openssl3": lazy("cryptobench.reproductions.openssl3.reproduce", "reproduce"),
 }

@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from cryptobench import capabilities
+from cryptobench import capabilities, versions
 from cryptobench.capabilities import Capabilities
 from cryptobench.errors import UserError
 
@@ -98,6 +98,8 @@ def discover(variants: dict[str, str] | None = None, timeout: float = 120) -> Ca
     if absent:
         merged = replace(merged, absent={**merged.absent, **absent})
         merged.raw["absent_runners"] = merged.absent
+    # Versioned providers not built (or built but not compiled in), each with the reason.
+    merged.raw["absent_providers"] = versions.absent(set(merged.providers))
     return merged
 
 

@@ -1,0 +1,80 @@
+# Versioned providers (docs/versions.md): other versions of a library, built by `make versions`
+# (native/versions/build.py) into the cache outside the clone, ~/.cache/cryptobench/<lib>-<version>-
+# <flags-hash>/ (CRYPTOBENCH_CACHE overrides). This file builds nothing of the libraries: for each
+# build.json it finds there it compiles the family's adapter again as the module
+# cryptobench-providers/<provider>.so, e.g. openssl@3.5.so, with the library linked in statically
+# and every symbol of the module hidden (a version script exporting nothing, and
+# --exclude-libs), so the system library in the same process stays untouched. The module joins
+# the registry of whichever core loaded it (libcryptobench.so in the runner,
+# libcryptobench_core.so in confcrypt): its references to the core stay undefined until then.
+if(DEFINED ENV{CRYPTOBENCH_CACHE} AND NOT "$ENV{CRYPTOBENCH_CACHE}" STREQUAL "")
+  set(CB_VERSIONS_CACHE_DEFAULT "$ENV{CRYPTOBENCH_CACHE}")
+else()
+  set(CB_VERSIONS_CACHE_DEFAULT "$ENV{HOME}/.cache/cryptobench")
+endif()
+set(CB_VERSIONS_CACHE "${CB_VERSIONS_CACHE_DEFAULT}" CACHE PATH
+    "Where make versions put the libraries of versioned providers")
+option(CB_VERSIONED_PROVIDERS "Build adapters for the versions found in CB_VERSIONS_CACHE" ON)
+
+set(CB_VERSIONED "")
+set(CB_VERSIONS_EXPORTS "${CMAKE_CURRENT_BINARY_DIR}/generated/versioned-module.map")
+file(WRITE "${CB_VERSIONS_EXPORTS}" "{ local: *; };\n")
+
+function(cb_versioned_provider record)
+  file(READ "${record}" json)
+  string(JSON name GET "${json}" provider)
+  string(JSON adapter GET "${json}" adapter)
+  string(JSON version GET "${json}" version)
+  string(JSON crate GET "${json}" crate)
+  string(JSON seconds GET "${json}" seconds)
+  string(JSON nflags LENGTH "${json}" flags)
+  set(flags "")
+  if(nflags GREATER 0)
+    math(EXPR last "${nflags} - 1")
+    foreach(i RANGE ${last})
+      string(JSON f GET "${json}" flags ${i})
+      string(APPEND flags " ${f}")
+    endforeach()
+  endif()
+  string(STRIP "${flags}" flags)
+  get_filename_component(home "${record}" DIRECTORY)
+  string(JSON nlibs LENGTH "${json}" libraries)
+  set(libs "")
+  math(EXPR last "${nlibs} - 1")
+  foreach(i RANGE ${last})
+    string(JSON l GET "${json}" libraries ${i})
+    if(NOT EXISTS "${home}/${l}")
+      message(STATUS "cryptobench: ${name}: ${home}/${l} missing; rebuild with make versions")
+      return()
+    endif()
+    list(APPEND libs "${home}/${l}")
+  endforeach()
+  if(name IN_LIST CB_VERSIONED)
+    message(STATUS "cryptobench: ${name}: a second build in ${home} ignored")
+    return()
+  endif()
+  string(REPLACE "@" "_at_" target "cbversion_${name}")
+  string(REPLACE "." "_" target "${target}")
+  add_library(${target} MODULE ${adapter})
+  target_include_directories(${target} PRIVATE "${home}/prefix/include" include)
+  target_compile_options(${target} PRIVATE -Wall -Wextra)
+  target_compile_definitions(${target} PRIVATE CB_PROVIDER_NAME="${name}"
+    CB_BUILD_RECORD="${crate}, ${flags}, built in ${seconds} s")
+  target_link_libraries(${target} PRIVATE nlohmann_json::nlohmann_json ${libs} Threads::Threads
+    ${CMAKE_DL_LIBS})
+  target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL"
+    "LINKER:--version-script=${CB_VERSIONS_EXPORTS}")
+  set_target_properties(${target} PROPERTIES PREFIX "" OUTPUT_NAME "${name}"
+    LIBRARY_OUTPUT_DIRECTORY "${CB_PROVIDER_MODULE_DIR}")
+  install(TARGETS ${target} LIBRARY DESTINATION lib/cryptobench-providers)
+  set(CB_VERSIONED ${CB_VERSIONED} ${name} PARENT_SCOPE)
+  message(STATUS "cryptobench: versioned provider ${name} (${version}, ${home})")
+endfunction()
+
+if(CB_VERSIONED_PROVIDERS)
+  file(GLOB CB_VERSION_RECORDS "${CB_VERSIONS_CACHE}/*/build.json")
+  foreach(record ${CB_VERSION_RECORDS})
+    cb_versioned_provider("${record}")
+  endforeach()
+endif()
+string(REPLACE ";" "," CB_VERSIONED_LIST "${CB_VERSIONED}")

@@ -1,0 +1,281 @@
+// The OpenSSL family's adapter for the 1.1.1-style API: named EVP_CIPHER / EVP_MD tables
+// (EVP_get_cipherbyname, no fetch), HMAC_CTX and CMAC_CTX, no providers and no OSSL_PARAM. This
+// is the API OpenSSL 1.1.1, BoringSSL and AWS-LC share; openssl.cpp is the OpenSSL 3 one.
+// native/cmake/versions.cmake compiles it for a versioned provider (openssl@1.1.1) against the
+// static library `make versions` built, with CB_PROVIDER_NAME and CB_BUILD_RECORD defined.
+//
+// Offered: the symmetric ciphers, AEADs, digests and MACs. Public-key operations and KDFs are not
+// offered on this path yet (their keys are imported part by part with RSA_set0_key & co. in this
+// API, a port of openssl.cpp's import and export not done): their cases say so.
+#include <openssl/cmac.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/opensslv.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "cryptobench/provider.hpp"
+
+#ifndef CB_PROVIDER_NAME
+#error "CB_PROVIDER_NAME (e.g. \"openssl@1.1.1\") must be defined by native/cmake/versions.cmake"
+#endif
+
+namespace cb {
+namespace {
+
+std::string last_error(const char* what) {
+  unsigned long e = ERR_get_error();
+  char buf[256] = "no detail";
+  if (e) ERR_error_string_n(e, buf, sizeof buf);
+  ERR_clear_error();
+  return std::string(CB_PROVIDER_NAME " ") + what + ": " + buf;
+}
+
+void check(int ok, const char* what) {
+  if (ok != 1) throw Error(last_error(what));
+}
+
+struct Name {
+  const char* ours;
+  const char* evp;  // the object's long name, which EVP_get_*byname takes
+};
+constexpr Name kCiphers[] = {
+    {"aes-128-cbc", "aes-128-cbc"}, {"aes-192-cbc", "aes-192-cbc"},
+    {"aes-256-cbc", "aes-256-cbc"}, {"aes-128-cfb", "aes-128-cfb"},
+    {"aes-192-cfb", "aes-192-cfb"}, {"aes-256-cfb", "aes-256-cfb"},
+    {"aes-128-ofb", "aes-128-ofb"}, {"aes-192-ofb", "aes-192-ofb"},
+    {"aes-256-ofb", "aes-256-ofb"}, {"aes-128-ctr", "aes-128-ctr"},
+    {"aes-192-ctr", "aes-192-ctr"}, {"aes-256-ctr", "aes-256-ctr"},
+    {"aes-128-gcm", "aes-128-gcm"}, {"aes-192-gcm", "aes-192-gcm"},
+    {"aes-256-gcm", "aes-256-gcm"}, {"aes-128-xts", "aes-128-xts"},
+    {"aes-256-xts", "aes-256-xts"}, {"des-ede3-cbc", "des-ede3-cbc"},
+    {"chacha20", "chacha20"},       {"chacha20-poly1305", "chacha20-poly1305"},
+};
+constexpr Name kDigests[] = {
+    {"md5", "md5"},
+    {"sha1", "sha1"},
+    {"sha224", "sha224"},
+    {"sha256", "sha256"},
+    {"sha384", "sha384"},
+    {"sha512", "sha512"},
+    {"sha512-256", "sha512-256"},
+    {"sha3-256", "sha3-256"},
+    {"sha3-512", "sha3-512"},
+    {"blake2b-512", "blake2b512"},
+    {"whirlpool", "whirlpool"},
+    {"ripemd160", "ripemd160"},
+};
+constexpr Name kMacs[] = {
+    {"hmac-sha256", "sha256"},
+    {"hmac-sha512", "sha512"},
+    {"cmac-aes128", "aes-128-cbc"},
+    {"cmac-aes256", "aes-256-cbc"},
+};
+
+template <size_t N>
+const char* lookup(const Name (&table)[N], const std::string& ours) {
+  for (const auto& row : table)
+    if (ours == row.ours) return row.evp;
+  return nullptr;
+}
+
+class CipherOp : public Operation {
+ public:
+  CipherOp(const AlgorithmInfo& info, const EVP_CIPHER* cipher, OpKind op, const Params& p)
+      : info_(info), encrypt_(op == OpKind::Encrypt ? 1 : 0), iv_(p.iv), aad_(p.aad) {
+    ctx_ = EVP_CIPHER_CTX_new();
+    if (!ctx_) throw Error("EVP_CIPHER_CTX_new failed");
+    // EVP's ChaCha20 IV is the 32-bit little-endian block counter followed by the nonce.
+    if (info.name == "chacha20") iv_.insert(iv_.begin(), 4, 0);
+    check(EVP_CipherInit_ex(ctx_, cipher, nullptr, nullptr, nullptr, encrypt_), "init");
+    if (info.kind == Kind::Aead)
+      check(EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(iv_.size()),
+                                nullptr) == 1
+                ? 1
+                : 0,
+            "set IV length");
+    check(EVP_CipherInit_ex(ctx_, nullptr, nullptr, p.key.data(), iv_.data(), encrypt_), "set key");
+    EVP_CIPHER_CTX_set_padding(ctx_, 0);
+  }
+  ~CipherOp() override { EVP_CIPHER_CTX_free(ctx_); }
+
+  bool rebind(const Bytes& iv, const Bytes& aad) override {
+    if (info_.kind != Kind::Aead || iv.size() != iv_.size()) return false;
+    iv_ = iv;
+    aad_ = aad;
+    return true;
+  }
+
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    const bool aead = info_.kind == Kind::Aead;
+    size_t body = len;
+    if (aead && !encrypt_) {
+      if (len < info_.tag_len) throw Error("ciphertext shorter than the tag");
+      body = len - info_.tag_len;
+    }
+    // Restart with the prepared key schedule and the IV.
+    check(EVP_CipherInit_ex(ctx_, nullptr, nullptr, nullptr, iv_.data(), encrypt_), "set IV");
+    int n = 0;
+    if (aead && !aad_.empty())
+      check(EVP_CipherUpdate(ctx_, nullptr, &n, aad_.data(), static_cast<int>(aad_.size())), "AAD");
+    int produced = 0;
+    check(EVP_CipherUpdate(ctx_, out, &produced, in, static_cast<int>(body)), "update");
+    if (aead && !encrypt_)
+      check(EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_AEAD_SET_TAG, static_cast<int>(info_.tag_len),
+                                const_cast<uint8_t*>(in + body)),
+            "set tag");
+    int fin = 0;
+    if (EVP_CipherFinal_ex(ctx_, out + produced, &fin) != 1)
+      throw Error(aead && !encrypt_ ? "authentication failed" : last_error("final"));
+    size_t total = static_cast<size_t>(produced + fin);
+    if (aead && encrypt_) {
+      check(EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_AEAD_GET_TAG, static_cast<int>(info_.tag_len),
+                                out + total),
+            "get tag");
+      total += info_.tag_len;
+    }
+    return total;
+  }
+
+ private:
+  const AlgorithmInfo& info_;
+  int encrypt_;
+  Bytes iv_, aad_;
+  EVP_CIPHER_CTX* ctx_ = nullptr;
+};
+
+class DigestOp : public Operation {
+ public:
+  explicit DigestOp(const EVP_MD* md) : md_(md), ctx_(EVP_MD_CTX_new()) {
+    if (!ctx_) throw Error("EVP_MD_CTX_new failed");
+  }
+  ~DigestOp() override { EVP_MD_CTX_free(ctx_); }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    unsigned int n = 0;
+    check(EVP_DigestInit_ex(ctx_, md_, nullptr), "digest init");
+    check(EVP_DigestUpdate(ctx_, in, len), "digest update");
+    check(EVP_DigestFinal_ex(ctx_, out, &n), "digest final");
+    return n;
+  }
+
+ private:
+  const EVP_MD* md_;
+  EVP_MD_CTX* ctx_;
+};
+
+// HMAC_Init_ex with a NULL key restarts with the key schedule from prepare(). An empty key is
+// passed as one zero byte: HMAC zero-pads short keys, so it is the same key, and NULL would mean
+// "keep the current one".
+class HmacOp : public Operation {
+ public:
+  HmacOp(const EVP_MD* md, const Params& p) : ctx_(HMAC_CTX_new()) {
+    if (!ctx_) throw Error("HMAC_CTX_new failed");
+    const uint8_t zero = 0;
+    const bool empty = p.key.empty();
+    check(HMAC_Init_ex(ctx_, empty ? &zero : p.key.data(),
+                       empty ? 1 : static_cast<int>(p.key.size()), md, nullptr),
+          "HMAC init");
+  }
+  ~HmacOp() override { HMAC_CTX_free(ctx_); }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    unsigned int n = 0;
+    check(HMAC_Init_ex(ctx_, nullptr, 0, nullptr, nullptr), "HMAC restart");
+    check(HMAC_Update(ctx_, in, len), "HMAC update");
+    check(HMAC_Final(ctx_, out, &n), "HMAC final");
+    return n;
+  }
+
+ private:
+  HMAC_CTX* ctx_;
+};
+
+class CmacOp : public Operation {
+ public:
+  CmacOp(const EVP_CIPHER* cipher, const Params& p) : ctx_(CMAC_CTX_new()) {
+    if (!ctx_) throw Error("CMAC_CTX_new failed");
+    check(CMAC_Init(ctx_, p.key.data(), p.key.size(), cipher, nullptr), "CMAC init");
+  }
+  ~CmacOp() override { CMAC_CTX_free(ctx_); }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    // All-NULL arguments restart with the key schedule from prepare().
+    check(CMAC_Init(ctx_, nullptr, 0, nullptr, nullptr), "CMAC restart");
+    check(CMAC_Update(ctx_, in, len), "CMAC update");
+    check(CMAC_Final(ctx_, out, &n), "CMAC final");
+    return n;
+  }
+
+ private:
+  CMAC_CTX* ctx_;
+};
+
+class Openssl11Provider : public Provider {
+ public:
+  std::string name() const override { return CB_PROVIDER_NAME; }
+  std::string version() const override { return OpenSSL_version(OPENSSL_VERSION); }
+  std::vector<Variant> variants() const override {
+    // The same OPENSSL_ia32cap switch as OpenSSL 3 (openssl.cpp): 1.1.1 reads it at start too.
+    return {
+        {"default", "all CPU features OpenSSL detects", {}},
+        {"soft",
+         "no AES-NI, PCLMULQDQ, SHA-NI, AVX2/AVX-512 or VAES (OPENSSL_ia32cap=~0x200000200000000)",
+         {{"OPENSSL_ia32cap", "~0x200000200000000"}}},
+    };
+  }
+  void init(const std::string&) override {
+    check(OPENSSL_init_crypto(OPENSSL_INIT_ADD_ALL_CIPHERS | OPENSSL_INIT_ADD_ALL_DIGESTS, nullptr),
+          "init");
+  }
+  std::vector<std::string> algorithms() const override {
+    std::vector<std::string> out;
+    for (const auto& r : kCiphers)
+      if (EVP_get_cipherbyname(r.evp)) out.push_back(r.ours);
+    for (const auto& r : kDigests)
+      if (EVP_get_digestbyname(r.evp)) out.push_back(r.ours);
+    for (const auto& r : kMacs) out.push_back(r.ours);
+    return out;
+  }
+  std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
+                                     const Params& params) override {
+    const AlgorithmInfo* info = find_algorithm(algorithm);
+    if (!info) throw Unsupported("unknown algorithm " + algorithm);
+    if (const char* name = lookup(kCiphers, algorithm)) {
+      const EVP_CIPHER* cipher = EVP_get_cipherbyname(name);
+      if (!cipher) throw Unsupported(std::string(CB_PROVIDER_NAME " has no cipher ") + name);
+      return std::make_unique<CipherOp>(*info, cipher, op, params);
+    }
+    if (const char* name = lookup(kDigests, algorithm)) {
+      const EVP_MD* md = EVP_get_digestbyname(name);
+      if (!md) throw Unsupported(std::string(CB_PROVIDER_NAME " has no digest ") + name);
+      return std::make_unique<DigestOp>(md);
+    }
+    if (const char* inner = lookup(kMacs, algorithm)) {
+      if (algorithm.rfind("hmac-", 0) == 0)
+        return std::make_unique<HmacOp>(EVP_get_digestbyname(inner), params);
+      return std::make_unique<CmacOp>(EVP_get_cipherbyname(inner), params);
+    }
+    if (is_public_key(info->kind) || info->kind == Kind::Kdf)
+      throw Unsupported(std::string(CB_PROVIDER_NAME) +
+                        ": public-key operations and KDFs are not on the 1.1.1-API path yet");
+    throw Unsupported(std::string(CB_PROVIDER_NAME " does not offer ") + algorithm);
+  }
+  std::map<std::string, std::string> code_path() const override {
+    std::map<std::string, std::string> out;
+    const char* env = std::getenv("OPENSSL_ia32cap");
+    out["ia32cap_env"] = env ? env : "";
+    out["api"] = "1.1.1";
+#ifdef CB_BUILD_RECORD
+    out["build"] = CB_BUILD_RECORD;
+#endif
+    return out;
+  }
+};
+
+}  // namespace
+
+CB_REGISTER_PROVIDER(CB_PROVIDER_NAME, Openssl11Provider);
+
+}  // namespace cb

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Builds other versions of the C libraries from the sources their registry packages carry.
+
+`make versions` runs this (opt-in, never part of `make setup`/`make test`). For each requested
+provider (`openssl@3.5`, ...) it
+
+1. fetches the crate that carries the library's source from crates.io with cargo (a throwaway
+   Cargo project pinned to that exact crate version, `cargo fetch`) and unpacks the `.crate` file
+   from cargo's own cache: no download from anywhere but the registry cargo already uses;
+2. builds the library, static and position-independent, into
+   ~/.cache/cryptobench/<lib>-<version>-<flags-hash>/ (CRYPTOBENCH_CACHE overrides the root),
+   keyed by version and build flags, so later clones and CI reuse it; each build's wall time is
+   measured and written to build.json beside it, with the flags and the compiler;
+3. compiles the family's adapter again against it as a provider module `<name>.so`
+   (native/versions/CMakeLists.txt), the library linked in with its symbols hidden.
+
+Usage: build.py [--modules DIR] [--jobs N] [--list] PROVIDER...
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CACHE = Path(os.environ.get("CRYPTOBENCH_CACHE") or Path.home() / ".cache" / "cryptobench")
+
+# The one table of versioned providers, shared with the coordinator (which lists those not built).
+TABLE = json.loads((HERE / "versions.json").read_text())["providers"]
+
+# OpenSSL's Configure options: static libraries only, position-independent (they are linked into
+# a shared module), no tests, no engines loaded from disk. The same for every version.
+OPENSSL_FLAGS = ["no-shared", "no-tests", "no-dso", "-fPIC"]
+
+
+def log(msg: str) -> None:
+    print(f"versions: {msg}", flush=True)
+
+
+def compiler_id() -> str:
+    out = subprocess.run(["cc", "--version"], capture_output=True, text=True, check=False)
+    return out.stdout.splitlines()[0] if out.stdout else "cc"
+
+
+def flags_hash(flags: list[str]) -> str:
+    return hashlib.sha256(json.dumps([flags, compiler_id()]).encode()).hexdigest()[:10]
+
+
+def cargo() -> str:
+    found = shutil.which("cargo") or str(Path.home() / ".cargo" / "bin" / "cargo")
+    if not Path(found).exists():
+        sys.exit("versions: cargo not found: the sources come from crates.io through cargo")
+    return found
+
+
+def crate_source(crate: str, version: str) -> Path:
+    """The crate's unpacked source, fetched with cargo once and kept under the cache."""
+    dest = CACHE / "src" / f"{crate}-{version}"
+    if (dest / "Cargo.toml").exists():
+        return dest
+    project = CACHE / "src" / f".fetch-{crate}-{version}"
+    (project / "src").mkdir(parents=True, exist_ok=True)
+    (project / "src" / "lib.rs").write_text("")
+    (project / "Cargo.toml").write_text(
+        f'[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n\n'
+        f'[dependencies]\n{crate} = "={version}"\n'
+    )
+    log(f"fetching {crate} {version} from crates.io (cargo fetch)")
+    subprocess.run([cargo(), "fetch", "-q"], cwd=project, check=True)
+    home = Path(os.environ.get("CARGO_HOME") or Path.home() / ".cargo")
+    crates = sorted(home.glob(f"registry/cache/*/{crate}-{version}.crate"))
+    if not crates:
+        sys.exit(f"versions: cargo fetched {crate} {version} but its .crate file is not in {home}")
+    partial = dest.with_name(dest.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    with tarfile.open(crates[0]) as tar:
+        tar.extractall(partial, filter="data")
+    (partial / f"{crate}-{version}").rename(dest)
+    shutil.rmtree(partial)
+    shutil.rmtree(project)
+    return dest
+
+
+def run_timed(cmd: list[str], cwd: Path, logfile: Path) -> float:
+    start = time.monotonic()
+    with logfile.open("a") as out:
+        out.write(f"$ {' '.join(cmd)}\n")
+        out.flush()
+        done = subprocess.run(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, check=False)
+    if done.returncode != 0:
+        sys.exit(f"versions: {' '.join(cmd[:2])} failed (exit {done.returncode}); see {logfile}")
+    return time.monotonic() - start
+
+
+def build_openssl(name: str, jobs: int) -> Path:
+    entry = TABLE[name]
+    crate, crate_version, version = entry["crate"], entry["crate_version"], entry["version"]
+    subdir = entry["subdir"]
+    key = f"openssl-{version}-{flags_hash(OPENSSL_FLAGS)}"
+    home = CACHE / key
+    record = home / "build.json"
+    if record.exists():
+        cached = json.loads(record.read_text())
+        # What the adapter build reads, for records written before these fields existed.
+        cached.setdefault("adapter", entry["adapter"])
+        cached.setdefault("libraries", ["prefix/lib/libssl.a", "prefix/lib/libcrypto.a"])
+        record.write_text(json.dumps(cached, indent=2) + "\n")
+        log(f"{name}: cached in {home} (built in {cached['seconds']} s)")
+        return home
+    src = crate_source(crate, crate_version) / subdir
+    build = home / "build"
+    shutil.rmtree(home, ignore_errors=True)
+    build.mkdir(parents=True)
+    logfile = home / "build.log"
+    prefix = home / "prefix"
+    configure = [
+        "perl",
+        str(src / "Configure"),
+        "linux-x86_64",
+        f"--prefix={prefix}",
+        f"--openssldir={prefix / 'ssl'}",
+        "--libdir=lib",
+        *OPENSSL_FLAGS,
+    ]
+    log(f"{name}: building OpenSSL {version} in {home} (log: {logfile})")
+    seconds = run_timed(configure, build, logfile)
+    seconds += run_timed(["make", f"-j{jobs}", "build_libs"], build, logfile)
+    seconds += run_timed(["make", "install_dev"], build, logfile)
+    shutil.rmtree(build)
+    record.write_text(
+        json.dumps(
+            {
+                "provider": name,
+                "library": "openssl",
+                "version": version,
+                "crate": f"{crate} {crate_version}",
+                "flags": OPENSSL_FLAGS,
+                "adapter": entry["adapter"],
+                "libraries": ["prefix/lib/libssl.a", "prefix/lib/libcrypto.a"],
+                "compiler": compiler_id(),
+                "jobs": jobs,
+                "seconds": round(seconds, 1),
+                "load": os.getloadavg()[0],
+                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    log(f"{name}: built in {seconds:.0f} s")
+    return home
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("providers", nargs="*")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--list", action="store_true", help="print the versions this builds")
+    args = parser.parse_args()
+    if args.list or not args.providers:
+        for name, e in TABLE.items():
+            how = "" if e["recipe"] else "  (no build recipe yet)"
+            print(f"{name:16} {e['version']:16} from {e['crate']} {e['crate_version']}{how}")
+        return 0
+    for name in args.providers:
+        if name not in TABLE:
+            sys.exit(f"versions: unknown provider {name!r}; known: {', '.join(TABLE)}")
+        if not TABLE[name]["recipe"]:
+            sys.exit(f"versions: {name}: no build recipe yet (docs/versions.md)")
+    for name in args.providers:
+        build_openssl(name, args.jobs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""`cryptobench reproduce openssl3`: the openssl/openssl threads' regressions of OpenSSL 3 against
+1.1.1 (criteria/openssl3.py), repeated with one core run over every OpenSSL version here: the
+system library (3.0) and the versioned providers `make versions` built (openssl@1.1.1,
+openssl@3.5, ...). What the threads measured that this cryptobench does not measure yet (key
+loading, the TLS handshake) stays undecided with the reason."""
+
+from html import escape
+
+import numpy as np
+
+from cryptobench import analysis, lifecycle, plan, runner, store, versions
+from cryptobench.criteria import evaluate, specs_for
+from cryptobench.criteria.openssl3 import SHA256_111T, SHA256_310
+from cryptobench.errors import UserError
+from cryptobench.progress import ProgressBar
+from cryptobench.report.html import Section, html_table
+from cryptobench.report.reproduction import Reproduction
+from cryptobench.scenarios import evidence
+from cryptobench.scenarios.base import Target
+from cryptobench.tables import text_table
+
+TITLE = "OpenSSL 3's performance regressions against 1.1.1 (openssl/openssl issue threads)"
+SYSTEM = "openssl"  # the distribution's library: 3.0 on Debian 12
+OLD = "openssl@1.1.1"
+NEWER = ("openssl@3.5", "openssl@3.6", "openssl@4.0")  # the first present stands for "3.x"
+SIZES = (16, 16384)
+DEVIATIONS = [
+    "our loop prepares the digest once (EVP_MD fetched once per process, as OpenSSL's "
+    "performance notes advise) and times EVP_DigestInit_ex2/Update/Final per message; "
+    "`openssl speed` in 3.1.0 called EVP_Digest with an implicit fetch per call, so a cost that "
+    "comes only from the implicit fetch does not show here",
+    "openssl@1.1.1 and the 3.x/4.x versions are static builds of the crates' sources "
+    "(native/versions/build.py, the flags in the machine record's code path); the system 3.0 "
+    "is Debian's shared library",
+    "the medians of interleaved samples on a shared 2-core machine; the threads quote one "
+    "`openssl speed` run each",
+]
+NOT_MEASURED = [
+    "keyload (PEM and DER private keys, X.509 certificates) is not an operation of this "
+    "cryptobench yet: #15199 and #18814 stay undecided",
+    "the in-memory TLS 1.3 handshake is not measured yet: the handshake claim stays undecided",
+]
+
+
+def suite_text(providers: list[str], quick: bool) -> str:
+    return (
+        'description = "reproduce openssl3: SHA-256 per call and per byte across OpenSSL '
+        'versions"\n'
+        f"providers = {providers!r}\nsizes = {list(SIZES)!r}\nsamples = {5 if quick else 11}\n"
+        "batch = 3\ntarget_sample_ms = 5\nwarmup_ms = 20\nheap_iterations = 2\ntimeout_s = 120\n"
+        '\n[[matrix]]\nalgorithms = ["sha256"]\noperations = ["hash"]\n'
+    ).replace("'", '"')
+
+
+def run_core(target: Target, providers: list[str], quick: bool) -> int:
+    suite = plan.parse_suite(suite_text(providers, quick), "openssl3", "reproduce openssl3")
+    exe = runner.find_runner()
+    caps = runner.discover()
+    the_plan = plan.expand(suite, caps)
+    db = store.Store.open(target.db)
+    argv = list(target.argv) or ["cryptobench", "reproduce", "openssl3"]
+    note = "reproduce openssl3" + (" --quick" if quick else "")
+    run_id = lifecycle.create_core_run(db, the_plan, exe, caps, argv, note)
+    runner_args, _ = lifecycle.runner_pinning(None, False)
+    bar = ProgressBar()
+    try:
+        status = lifecycle.measure(db, run_id, exe, the_plan.timeout_s, runner_args, bar.update,
+                                   caps)  # fmt: skip
+    finally:
+        bar.close()
+    if status == "interrupted":
+        raise UserError(f"interrupted: run {run_id} is stored in part; "
+                        f"`cryptobench run --resume {run_id}` finishes it")  # fmt: skip
+    return run_id
+
+
+def throughputs(ok: list) -> dict[str, dict[int, float]]:
+    """provider -> {size: MB/s} of SHA-256."""
+    out: dict[str, dict[int, float]] = {}
+    for c in ok:
+        if c.algorithm == "sha256" and c.variant == "default" and c.bytes_per_s:
+            out.setdefault(c.provider, {})[c.size] = c.bytes_per_s / 1e6
+    return out
+
+
+def run_spread(ok: list) -> float | None:
+    spreads = [
+        float((np.percentile(c.ns, 75) - np.percentile(c.ns, 25)) / np.median(c.ns))
+        for c in ok
+        if len(c.ns) >= 4 and np.median(c.ns) > 0
+    ]
+    return float(np.median(spreads)) if spreads else None
+
+
+def table(mb: dict[str, dict[int, float]], libraries: dict[str, str]) -> list[list[str]]:
+    rows = [
+        ["1.1.1t (#20998)", f"{SHA256_111T[16] / 1e3:.1f}", f"{SHA256_111T[16384] / 1e3:.1f}",
+         "1.00", "1.00"],
+        ["3.1.0 (#20998)", f"{SHA256_310[16] / 1e3:.1f}", f"{SHA256_310[16384] / 1e3:.1f}",
+         f"{SHA256_310[16] / SHA256_111T[16]:.2f}",
+         f"{SHA256_310[16384] / SHA256_111T[16384]:.2f}"],
+    ]  # fmt: skip
+    base = mb.get(OLD, {})
+    for provider, v in mb.items():
+        ratio = [f"{v[s] / base[s]:.2f}" if s in v and base.get(s) else "-" for s in SIZES]
+        name = f"{provider} ({libraries.get(provider, '?')})"
+        rows.append([name, *(f"{v[s]:.1f}" if s in v else "-" for s in SIZES), *ratio])
+    return rows
+
+
+def reproduce(target: Target, quick: bool) -> Reproduction:
+    caps = runner.discover()
+    wanted = [SYSTEM, OLD, *NEWER]
+    present = [p for p in wanted if p in caps.providers]
+    absent = versions.absent(set(caps.providers))
+    missing = [f"{p}: {absent.get(p, 'not in this runner')}" for p in wanted if p not in present]
+    if SYSTEM not in present or OLD not in present:
+        return Reproduction("openssl3", TITLE, [], "", [], not_reproduced=[
+            "needs the system openssl and openssl@1.1.1 (make versions)", *missing,
+            *NOT_MEASURED])  # fmt: skip
+    run_id = run_core(target, present, quick)
+    db = store.Store.open(target.db)
+    ok = analysis.load(db, run_id).ok_cases()
+    mb = throughputs(ok)
+    machine, libraries, noise = evidence.of_run(target.db, run_id)
+    newest = next((p for p in NEWER if p in mb), None)
+    data = {
+        "noise": noise.threshold,
+        "run_spread": run_spread(ok),
+        "sha256_mb_s": {"1.1.1": mb.get(OLD), "3.0": mb.get(SYSTEM)},
+    }
+    claims = evaluate(specs_for("openssl3"), data)
+    headers = ["version", "16 B MB/s", "16 KiB MB/s", "÷ 1.1.1 at 16 B", "÷ 1.1.1 at 16 KiB"]
+    rows = table(mb, libraries)
+    builds = [
+        [name, r.get("version", "?"), r.get("crate", "?"), f"{r.get('seconds', '?')} s",
+         " ".join(r.get("flags", []))]
+        for name, r in versions.built().items()
+        if name in present
+    ]  # fmt: skip
+    build_headers = ["provider", "version", "from", "build time", "flags"]
+    text = "\n\n".join([
+        "SHA-256, one message per call (the threads' figures first; newest 3.x here: "
+        f"{newest or 'none built'}):\n" + text_table(headers, rows),
+        "Versions built by make versions (native/versions/build.py):\n"
+        + (text_table(build_headers, builds) if builds else "none"),
+    ])  # fmt: skip
+    sections = [
+        Section("openssl3-sha256", "openssl3: SHA-256 per call across versions",
+                html_table(headers, rows)),
+        Section("openssl3-builds", "openssl3: the versions and their builds",
+                "<p>" + escape("built from the crates' sources, cached by version and flags")
+                + "</p>" + html_table(build_headers, builds)),
+    ]  # fmt: skip
+    return Reproduction(
+        "openssl3",
+        TITLE,
+        [run_id],
+        text,
+        sections,
+        claims,
+        [*missing, *NOT_MEASURED],
+        deviations=DEVIATIONS,
+        machine=machine,
+        libraries=libraries,
+        quick=quick,
+    )
