@@ -38,6 +38,12 @@ function(cb_versioned_provider record)
   endif()
   string(STRIP "${flags}" flags)
   get_filename_component(home "${record}" DIRECTORY)
+  # The cache is shared by every clone on the machine: a build made for a clone that has an
+  # adapter this one lacks (liboqs.cpp, say) is not this clone's to compile.
+  if(NOT EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${adapter}")
+    message(STATUS "cryptobench: ${name}: this tree has no ${adapter}; the build in ${home} ignored")
+    return()
+  endif()
   string(JSON nlibs LENGTH "${json}" libraries)
   set(libs "")
   math(EXPR last "${nlibs} - 1")
