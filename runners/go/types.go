@@ -19,6 +19,8 @@ type AlgorithmInfo struct {
 	MinSize     int      `json:"min_size"`
 	TagBytes    int      `json:"tag_bytes"`
 	OutputBytes int      `json:"output_bytes"`
+	PublicKey   int      `json:"public_key_bytes"`
+	Ciphertext  int      `json:"ciphertext_bytes"`
 	Family      string   `json:"family"`
 	KeyType     string   `json:"key_type"`
 	Bits        int      `json:"bits"`
@@ -75,7 +77,8 @@ func (a *AlgorithmInfo) block() int {
 }
 
 func isPublicKey(kind string) bool {
-	return kind == "keypair" || kind == "signature" || kind == "pk-encryption" || kind == "key-agreement"
+	return kind == "keypair" || kind == "signature" || kind == "pk-encryption" ||
+		kind == "key-agreement" || kind == "kem"
 }
 
 // KeyParts are a key's named big-endian parts (docs/protocol.md, "Keys").
@@ -92,6 +95,7 @@ type Params struct {
 	Secret, AD   []byte // Argon2id K and X
 	OutLen       int
 	Cost         map[string]uint64
+	Randomness   []byte // a KEM encapsulation's m, for derandomised encapsulation (known answers)
 }
 
 // Op is one prepared operation: Run does one operation on in, writing into out when it can, and
@@ -115,6 +119,12 @@ type Provider interface {
 	Prepare(alg string, op string, p Params) (Op, error)
 	GenerateKey(alg string) (KeyParts, error)
 	CodePath() map[string]string
+}
+
+// SeedKeys is what a post-quantum provider adds: the key pair a FIPS 203/204/205 seed gives
+// (docs/post-quantum.md), for the gate's `keygen` step whose key holds only `seed`.
+type SeedKeys interface {
+	KeyFromSeed(alg string, seed []byte) (KeyParts, error)
 }
 
 // Unsupported: the provider does not offer this (a case status, never a failure).

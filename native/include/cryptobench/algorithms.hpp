@@ -10,9 +10,21 @@
 namespace cb {
 
 // Symmetric kinds, then public-key kinds (key pair: RSA key generation only; signature;
-// public-key encryption; key agreement) and key derivation.
-enum class Kind { Cipher, Aead, Hash, Mac, KeyPair, Signature, PkEncryption, KeyAgreement, Kdf };
-enum class OpKind { Encrypt, Decrypt, Hash, Mac, Keygen, Sign, Verify, Derive };
+// public-key encryption; key agreement), key derivation, and key encapsulation (ML-KEM and the
+// hybrid X25519MLKEM768: docs/post-quantum.md).
+enum class Kind {
+  Cipher,
+  Aead,
+  Hash,
+  Mac,
+  KeyPair,
+  Signature,
+  PkEncryption,
+  KeyAgreement,
+  Kdf,
+  Kem
+};
+enum class OpKind { Encrypt, Decrypt, Hash, Mac, Keygen, Sign, Verify, Derive, Encaps, Decaps };
 
 struct AlgorithmInfo {
   std::string name;  // "aes-256-gcm"
@@ -22,7 +34,7 @@ struct AlgorithmInfo {
   size_t block_len;    // input length must be a multiple of this (1 = any length)
   size_t min_len;      // smallest message (XTS: 16)
   size_t tag_len;      // AEAD tag bytes
-  size_t output_len;   // digest / MAC tag bytes; 0 for ciphers
+  size_t output_len;   // digest / MAC tag / signature / shared-secret bytes; 0 for ciphers
   std::string family;  // "aes-gcm", used to find vectors/<family>.json
   std::string description;
   // Public-key algorithms: the key type whose keys it uses ("rsa-2048" for rsa-2048-pss-sha256,
@@ -35,6 +47,10 @@ struct AlgorithmInfo {
   std::string digest;
   // The operations that apply, in the catalogue's order (see operations_for).
   std::vector<OpKind> operations;
+  // Bytes on the wire (catalogue/README.md): the public key, and what the responder sends back
+  // (a KEM ciphertext, a key agreement's public share, an OAEP ciphertext); 0 when none.
+  size_t public_key_len = 0;
+  size_t ciphertext_len = 0;
 };
 
 // The whole catalogue, in the file's order. Throws std::runtime_error naming the entry when the
@@ -50,7 +66,8 @@ const AlgorithmInfo* find_algorithm(const std::string& name);
 
 // Operations that apply to an algorithm (its entry's `operations`): ciphers, AEAD and public-key
 // encryption have encrypt and decrypt, hashes hash, MACs mac, signatures sign and verify, key
-// agreement and KDFs derive; an algorithm that is its own key type also has keygen.
+// agreement and KDFs derive, KEMs encaps and decaps; an algorithm that is its own key type also
+// has keygen.
 std::vector<OpKind> operations_for(const AlgorithmInfo& info);
 bool is_public_key(Kind kind);
 const char* to_string(OpKind op);

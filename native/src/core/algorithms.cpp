@@ -15,7 +15,7 @@ using nlohmann::json;
 
 // The kinds' names, in the order of enum Kind.
 const char* const kKinds[] = {"cipher",    "aead",          "hash",          "mac", "keypair",
-                              "signature", "pk-encryption", "key-agreement", "kdf"};
+                              "signature", "pk-encryption", "key-agreement", "kdf", "kem"};
 
 Kind parse_kind(const std::string& name) {
   for (size_t i = 0; i < std::size(kKinds); ++i)
@@ -24,9 +24,9 @@ Kind parse_kind(const std::string& name) {
 }
 
 // The operations an entry's kind has: ciphers, AEAD and public-key encryption encrypt and
-// decrypt, hashes hash, MACs mac, signatures sign and verify, key agreement and KDFs derive; an
-// algorithm that is its own key type also has keygen, first. The engine and the gate rely on it,
-// so an entry whose `operations` say otherwise is refused.
+// decrypt, hashes hash, MACs mac, signatures sign and verify, key agreement and KDFs derive, KEMs
+// encaps and decaps; an algorithm that is its own key type also has keygen, first. The engine and
+// the gate rely on it, so an entry whose `operations` say otherwise is refused.
 std::vector<OpKind> kind_operations(const AlgorithmInfo& info) {
   std::vector<OpKind> ops;
   if (!info.key_type.empty() && info.key_type == info.name) ops.push_back(OpKind::Keygen);
@@ -49,6 +49,9 @@ std::vector<OpKind> kind_operations(const AlgorithmInfo& info) {
     case Kind::Kdf:
       ops.push_back(OpKind::Derive);
       break;
+    case Kind::Kem:
+      ops.insert(ops.end(), {OpKind::Encaps, OpKind::Decaps});
+      break;
     case Kind::KeyPair:
       break;
   }
@@ -67,6 +70,8 @@ AlgorithmInfo parse_entry(const json& e) {
                   text("family"),      text("description"),
                   text("key_type"),    size("bits"),
                   text("digest"),      {}};
+  a.public_key_len = size("public_key_bytes");
+  a.ciphertext_len = size("ciphertext_bytes");
   for (const auto& op : e.at("operations")) a.operations.push_back(parse_op(op.get<std::string>()));
   if (a.operations != kind_operations(a)) {
     std::string want;
@@ -115,7 +120,7 @@ std::vector<OpKind> operations_for(const AlgorithmInfo& info) { return info.oper
 
 bool is_public_key(Kind kind) {
   return kind == Kind::KeyPair || kind == Kind::Signature || kind == Kind::PkEncryption ||
-         kind == Kind::KeyAgreement;
+         kind == Kind::KeyAgreement || kind == Kind::Kem;
 }
 
 const char* to_string(OpKind op) {
@@ -136,6 +141,10 @@ const char* to_string(OpKind op) {
       return "verify";
     case OpKind::Derive:
       return "derive";
+    case OpKind::Encaps:
+      return "encaps";
+    case OpKind::Decaps:
+      return "decaps";
   }
   return "?";
 }
@@ -147,10 +156,11 @@ const char* to_string(Kind kind) {
 
 OpKind parse_op(const std::string& name) {
   for (OpKind op : {OpKind::Encrypt, OpKind::Decrypt, OpKind::Hash, OpKind::Mac, OpKind::Keygen,
-                    OpKind::Sign, OpKind::Verify, OpKind::Derive})
+                    OpKind::Sign, OpKind::Verify, OpKind::Derive, OpKind::Encaps, OpKind::Decaps})
     if (name == to_string(op)) return op;
-  throw std::invalid_argument("unknown operation '" + name +
-                              "' (encrypt, decrypt, hash, mac, keygen, sign, verify, derive)");
+  throw std::invalid_argument(
+      "unknown operation '" + name +
+      "' (encrypt, decrypt, hash, mac, keygen, sign, verify, derive, encaps, decaps)");
 }
 
 }  // namespace cb

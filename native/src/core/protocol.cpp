@@ -274,6 +274,8 @@ json capabilities() {
                     {"min_size", a.min_len},
                     {"tag_bytes", a.tag_len},
                     {"output_bytes", a.output_len},
+                    {"public_key_bytes", a.public_key_len},
+                    {"ciphertext_bytes", a.ciphertext_len},
                     {"family", a.family},
                     {"key_type", a.key_type},
                     {"bits", a.bits},

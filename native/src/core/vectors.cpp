@@ -62,6 +62,12 @@ PkVector parse_pk_vector(const nlohmann::json& v, const AlgorithmInfo& info,
       out.shared = hex_field(v, "shared", where);
       require(out.shared, "shared");
       break;
+    case Kind::Kem:  // decapsulating `ciphertext` with `key` gives `shared` (docs/post-quantum.md)
+      out.ciphertext = hex_field(v, "ciphertext", where);
+      out.shared = hex_field(v, "shared", where);
+      require(out.ciphertext, "ciphertext");
+      require(out.shared, "shared");
+      break;
     case Kind::Kdf:
       out.input = hex_field(v, "input", where);
       out.output = hex_field(v, "output", where);
