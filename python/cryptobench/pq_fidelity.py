@@ -50,6 +50,12 @@ class Pair:
 
 
 def _bin(name: str) -> Path:
+    """A runner or tool beside this Python; the native runner as the CLI finds it
+    ($CRYPTOBENCH_NATIVE, the venv, the build tree)."""
+    if name == "cryptobench-native":
+        from cryptobench.runner import find_runner
+
+        return find_runner()
     return Path(sys.prefix) / "bin" / name
 
 
