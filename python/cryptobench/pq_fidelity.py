@@ -22,6 +22,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +35,6 @@ MESSAGE = 32  # bytes signed, as the suites do; speed_sig signs 50 bytes (its ME
 @dataclass
 class Pair:
     name: str
-    runner: str  # the runner executable's name beside this Python
     provider: str
     algorithm: str
     operation: str
@@ -50,43 +50,34 @@ class Pair:
 
 
 def _bin(name: str) -> Path:
-    """A runner or tool beside this Python; the native runner as the CLI finds it
-    ($CRYPTOBENCH_NATIVE, the venv, the build tree)."""
-    if name == "cryptobench-native":
-        from cryptobench.runner import find_runner
-
-        return find_runner()
     return Path(sys.prefix) / "bin" / name
 
 
-def our_ns_per_op(pair: Pair, samples: int = 11) -> float:
-    """One case through the runner's `run` (the gate runs first, as always)."""
-    size = 0 if pair.operation in ("keygen", "encaps", "decaps") else MESSAGE
-    case = {
-        "id": pair.name,
-        "provider": pair.provider,
-        "operation": pair.operation,
-        "algorithm": pair.algorithm,
-        "size": size,
-        "samples": samples,
-        "target_sample_ms": 20,
-        "agreement": False,
-    }
-    done = subprocess.run(
-        [str(_bin(pair.runner)), "run", "--no-pin"],
-        input=json.dumps({"cases": [case]}),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    for line in done.stdout.splitlines():
-        msg = json.loads(line)
-        if msg.get("type") == "result":
-            if msg["status"] != "ok":
-                raise ValueError(f"{msg['status']}: {msg.get('reason', '')[:200]}")
-            return statistics.median(s["ns"] / s["iterations"] for s in msg["samples"])
-    raise ValueError(f"{pair.runner} gave no result (exit {done.returncode}): {done.stderr[-200:]}")
+def our_ns_per_op(provider: str, algorithm: str, operations: list[str]) -> dict[str, float]:
+    """One `cryptobench run` of the provider's cases (the coordinator's gate first, as always):
+    operation -> median ns/op."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run.json"
+        argv = [sys.executable, "-m", "cryptobench", "run", "-p", provider, "-a", algorithm]
+        argv += ["--operations", ",".join(operations), "--samples", "11", "--sizes", str(MESSAGE)]
+        argv += ["--db", str(Path(tmp) / "r.db"), "--json-out", str(out)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
+        if done.returncode != 0 or not out.exists():
+            raise ValueError(f"cryptobench run: {(done.stderr or done.stdout).strip()[-300:]}")
+        results = json.loads(out.read_text())["results"]
+    got = {}
+    for r in results:
+        if r["provider"] != provider or r["algorithm"] != algorithm:
+            continue
+        if r["status"] != "ok":
+            raise ValueError(
+                f"{provider} {r['operation']} {algorithm}: {r['status']}: {r['reason']}"
+            )
+        got[r["operation"]] = r["median_ns"]
+    missing = [op for op in operations if op not in got]
+    if missing:
+        raise ValueError(f"{provider} measured no {', '.join(missing)} of {algorithm}")
+    return got
 
 
 def parse_speed(out: str, row: str) -> float:
@@ -125,12 +116,11 @@ def go_ns_per_op(param: str) -> dict[str, float]:
 
 def run(rounds: int = 5) -> list[Pair]:
     liboqs = [
-        Pair(f"liboqs {op} ml-dsa-65", "cryptobench-native", "liboqs", "ml-dsa-65", op)
+        Pair(f"liboqs {op} ml-dsa-65", "liboqs", "ml-dsa-65", op)
         for op in ("keygen", "sign", "verify")
     ]
     go = [
-        Pair(f"go {op} ml-kem-768", "cryptobench-runner-go", "go", "ml-kem-768", op)
-        for op in ("keygen", "encaps", "decaps")
+        Pair(f"go {op} ml-kem-768", "go", "ml-kem-768", op) for op in ("keygen", "encaps", "decaps")
     ]
     record = versions.built().get("liboqs")
     speed_sig = Path(record["home"]) / "prefix" / "bin" / "speed_sig" if record else None
@@ -140,28 +130,27 @@ def run(rounds: int = 5) -> list[Pair]:
     if not _bin("cryptobench-mlkembench").exists():
         for p in go:
             p.error = "cryptobench-mlkembench not built (make setup builds it with the Go runner)"
+    groups = [
+        (liboqs, lambda: liboqs_ns_per_op(speed_sig, "ML-DSA-65")),
+        (go, lambda: go_ns_per_op("768")),
+    ]
     for _ in range(rounds):
-        for group, theirs in (
-            (liboqs, lambda: liboqs_ns_per_op(speed_sig, "ML-DSA-65")),
-            (go, lambda: go_ns_per_op("768")),
-        ):
+        for group, theirs in groups:
             live = [p for p in group if not p.error]
-            for p in live:
-                try:
-                    p.ours.append(our_ns_per_op(p))
-                except (ValueError, subprocess.TimeoutExpired, OSError) as e:
-                    p.error = str(e)
-            if not any(not p.error for p in group):
+            if not live:
                 continue
             try:
+                ours = our_ns_per_op(
+                    live[0].provider, live[0].algorithm, [p.operation for p in live]
+                )
                 tool = theirs()
             except (ValueError, subprocess.TimeoutExpired, OSError) as e:
-                for p in group:
-                    p.error = p.error or str(e)
+                for p in live:
+                    p.error = str(e)
                 continue
-            for p in group:
-                if not p.error:
-                    p.theirs.append(tool[p.operation])
+            for p in live:
+                p.ours.append(ours[p.operation])
+                p.theirs.append(tool[p.operation])
     return liboqs + go
 
 
