@@ -33,6 +33,8 @@ function(cb_versioned_provider record)
     math(EXPR last "${nflags} - 1")
     foreach(i RANGE ${last})
       string(JSON f GET "${json}" flags ${i})
+      # A flag may hold a CMake list (liboqs's OQS_MINIMAL_BUILD=a;b;c): not a list separator here.
+      string(REPLACE ";" "," f "${f}")
       string(APPEND flags " ${f}")
     endforeach()
   endif()
