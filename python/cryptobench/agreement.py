@@ -47,6 +47,11 @@ def material(alg: Algorithm, seed: int) -> dict[str, str]:
     }
 
 
+# A KEM's ciphertext and secret are randomised; its implicit-rejection secret for one invalid
+# ciphertext is a function of key and ciphertext (FIPS 203: J(z || c)), so it is compared.
+_KEM_EQUAL_ARTIFACTS = ("rejection",)
+
+
 def compared_by_equality(alg: Algorithm, operation: str) -> bool:
     if operation == "keygen":
         return False
@@ -57,9 +62,16 @@ def compared_by_equality(alg: Algorithm, operation: str) -> bool:
 
 def needs_cross_check(alg: Algorithm, operation: str) -> bool:
     """Whether equality alone cannot decide (or, for decryption, does not cover the case)."""
-    if operation == "keygen" or alg.kind in ("signature", "pk-encryption"):
+    if operation == "keygen" or alg.kind in ("signature", "pk-encryption", "kem"):
         return True
     return alg.kind in ("cipher", "aead") and operation == "decrypt"
+
+
+def _compared(alg: Algorithm, artifacts: dict[str, Any]) -> dict[str, Any]:
+    """The artifacts equality decides on (a KEM: its implicit-rejection secret only)."""
+    if alg.kind == "kem":
+        return {k: v for k, v in artifacts.items() if k in _KEM_EQUAL_ARTIFACTS}
+    return artifacts
 
 
 @dataclass
@@ -119,7 +131,9 @@ def decide(
 
     def disagreement(a: str, b: str) -> str:
         """'' when a and b agree, else how they differ (from a's point of view)."""
-        if equality and ok[a].artifacts != ok[b].artifacts:
+        if equality and _compared(alg, ok[a].artifacts) != _compared(alg, ok[b].artifacts):
+            if alg.kind == "kem":
+                return f"implicit-rejection secret differs from {b}'s"
             return f"output differs from {b}'s"
         for checker, subject, how in (
             (b, a, f"{b} rejects its output"),

@@ -14,7 +14,7 @@ SCHEMA = 1  # the protocol schema this package speaks
 
 
 SYMMETRIC_KINDS = ("cipher", "aead", "hash", "mac")
-PUBLIC_KEY_KINDS = ("keypair", "signature", "pk-encryption", "key-agreement")
+PUBLIC_KEY_KINDS = ("keypair", "signature", "pk-encryption", "key-agreement", "kem")
 KINDS = (*SYMMETRIC_KINDS, *PUBLIC_KEY_KINDS, "kdf")
 
 # Output bytes of the digests the catalogue names (`digest`), for the OAEP message limit.
@@ -54,8 +54,26 @@ class Algorithm:
         return None
 
     def sizeless(self, operation: str) -> bool:
-        """Key generation and key agreement take no input: their cases have size 0."""
-        return operation == "keygen" or (self.kind == "key-agreement" and operation == "derive")
+        """Key generation, key agreement and key encapsulation take no input: size 0."""
+        return operation == "keygen" or self.kind in ("key-agreement", "kem")
+
+
+def wire_bytes(entry: dict[str, Any]) -> dict[str, int]:
+    """What a public-key algorithm puts on the wire, from its catalogue entry
+    (catalogue/README.md): the public key, a KEM's ciphertext or a key agreement's public share,
+    a signature, the shared secret; {} for other kinds. Stored with every case (gate.wire)."""
+    kind = entry.get("kind")
+    if kind not in PUBLIC_KEY_KINDS or kind == "keypair":
+        return {}
+    out = {"public_key": int(entry.get("public_key_bytes", 0))}
+    if kind == "signature":
+        out["signature"] = int(entry.get("output_bytes", 0))
+    elif kind == "pk-encryption":
+        out["ciphertext"] = int(entry.get("ciphertext_bytes", 0))
+    else:  # a KEM's ciphertext; a key agreement's reply is the peer's public share
+        out["ciphertext"] = int(entry.get("ciphertext_bytes", 0))
+        out["secret"] = int(entry.get("output_bytes", 0))
+    return {k: v for k, v in out.items() if v}
 
 
 @dataclass(frozen=True)

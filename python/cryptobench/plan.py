@@ -21,7 +21,18 @@ from cryptobench.errors import UserError
 from cryptobench.files import read_text
 from cryptobench.units import format_size, parse_size
 
-OPERATIONS = ("encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive")
+OPERATIONS = (
+    "encrypt",
+    "decrypt",
+    "hash",
+    "mac",
+    "keygen",
+    "sign",
+    "verify",
+    "derive",
+    "encaps",
+    "decaps",
+)
 INPUTS = ("random", "zeros", "text")
 
 # The cost parameters of each KDF family (docs/protocol.md), each with its smallest valid value.

@@ -286,3 +286,25 @@ def spread_box(title: str, groups: dict[str, np.ndarray], ylabel: str, scale: fl
         label.set_rotation(45)
         label.set_horizontalalignment("right")
     return to_svg(fig)
+
+
+def time_vs_bytes(title: str, points: dict[str, list[tuple[float, float, str]]]) -> str:
+    """A log-log scatter: for each series (an operation), points (bytes on the wire, median time
+    per operation in ns, the algorithm's name, written beside its point)."""
+    fig = Figure(figsize=(7.0, 4.2))
+    ax = fig.add_subplot()
+    markers = "osD^v<>"
+    for k, (name, pts) in enumerate(points.items()):
+        if not pts:
+            continue
+        xs, ys = [p[0] for p in pts], [p[1] / 1e3 for p in pts]
+        ax.scatter(xs, ys, label=name, marker=markers[k % len(markers)], s=22, alpha=0.85)
+        for x, y, (_, _, text) in zip(xs, ys, pts, strict=True):
+            ax.annotate(text, (x, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("bytes on the wire (public key + ciphertext, share or signature)")
+    ax.set_ylabel("median time per operation (µs)")
+    ax.set_title(title)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return to_svg(fig)

@@ -30,6 +30,8 @@ KINDS: tuple[tuple[str, str | None, str], ...] = (
     ("signature sign", "signature", "sign"),
     ("signature verify", "signature", "verify"),
     ("key agreement", "key-agreement", "derive"),
+    ("kem encapsulation", "kem", "encaps"),
+    ("kem decapsulation", "kem", "decaps"),
     ("public-key encryption", "pk-encryption", "encrypt"),
     ("public-key decryption", "pk-encryption", "decrypt"),
     ("key generation", None, "keygen"),  # any key type

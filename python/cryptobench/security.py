@@ -76,6 +76,7 @@ class Rating:
     strength: int  # bits
     basis: str  # why that many bits
     verdicts: dict[str, Verdict]  # document key -> verdict
+    category: int | None = None  # NIST PQC security category (1-5) of a post-quantum algorithm
 
     @property
     def level(self) -> int:
@@ -131,7 +132,7 @@ def parse(text: str, where: str) -> SecurityLevels:
         here = f"{where}: algorithms.{name}"
         if not isinstance(a, dict):
             raise UserError(f"{here}: must be a table")
-        _only(a, {"kind", "strength", "basis", *DOCUMENTS}, here)
+        _only(a, {"kind", "strength", "basis", "category", *DOCUMENTS}, here)
         kind = _text(a, "kind", here)
         if kind not in KINDS:
             raise UserError(f"{here}: kind '{kind}' is not one of {', '.join(KINDS)}")
@@ -139,7 +140,10 @@ def parse(text: str, where: str) -> SecurityLevels:
         if isinstance(strength, bool) or not isinstance(strength, int) or not 0 <= strength <= 512:
             raise UserError(f"{here}: strength must be a number of bits (0-512), got {strength!r}")
         verdicts = {d: _verdict(a.get(d), f"{here}.{d}") for d in DOCUMENTS}
-        ratings[name] = Rating(name, kind, strength, _text(a, "basis", here), verdicts)
+        category = a.get("category")
+        if category is not None and (isinstance(category, bool) or category not in range(1, 6)):
+            raise UserError(f"{here}: category must be a NIST PQC category 1-5, got {category!r}")
+        ratings[name] = Rating(name, kind, strength, _text(a, "basis", here), verdicts, category)
     if not ratings:
         raise UserError(f"{where}: no algorithms")
     return SecurityLevels(documents, ratings)
@@ -203,5 +207,7 @@ def kind_of(algorithm: str, operation: str, has_cost: bool = False) -> str:
         "verify": "signature",
         "keygen": "keypair",
         "derive": "kdf" if has_cost else "key-agreement",
+        "encaps": "kem",
+        "decaps": "kem",
     }
     return guesses.get(operation, "cipher")

@@ -175,7 +175,7 @@ func resolve(spec *CaseSpec) (*AlgorithmInfo, Provider, error) {
 
 // caseInput: the case's own input: the message, or nothing for key generation and agreement.
 func caseInput(spec CaseSpec, info *AlgorithmInfo) []byte {
-	if spec.Operation == "keygen" || info.Kind == "key-agreement" {
+	if spec.Operation == "keygen" || info.Kind == "key-agreement" || info.Kind == "kem" {
 		return []byte{}
 	}
 	return makeInput(spec.Input, int(spec.Size), spec.Seed)
@@ -212,7 +212,8 @@ func (c *OpenCase) open(raw any) error {
 	room := kSlack + info.TagBytes
 	encrypting := params
 	if publicKey {
-		room, encrypting.Keypair = 1024+kSlack, params.Public
+		// Room for the largest output: an SLH-DSA signature, a KEM's ciphertext and secret.
+		room, encrypting.Keypair = max(1024, info.OutputBytes+info.Ciphertext)+kSlack, params.Public
 	}
 	switch {
 	case c.Spec.Operation == "verify": // this provider's signature of the message
@@ -220,8 +221,22 @@ func (c *OpenCase) open(raw any) error {
 			return err
 		}
 		params.Keypair = params.Public
-	case c.Spec.Operation == "encrypt" && publicKey:
+	case (c.Spec.Operation == "encrypt" && publicKey) || c.Spec.Operation == "encaps":
 		params.Keypair = params.Public
+	case c.Spec.Operation == "decaps": // this provider's own ciphertext of the test key
+		enc, err := p.Prepare(info.Name, "encaps", encrypting)
+		if err != nil {
+			return err
+		}
+		ct, err := enc.Run(nil, make([]byte, room))
+		if err != nil {
+			return err
+		}
+		if len(ct) != info.Ciphertext+info.OutputBytes {
+			return fmt.Errorf("encapsulation gave %d bytes, expected %d", len(ct),
+				info.Ciphertext+info.OutputBytes)
+		}
+		plaintext = append([]byte(nil), ct[:info.Ciphertext]...)
 	}
 	// The measured input: the plaintext, or for decryption this provider's ciphertext of it.
 	input := plaintext
@@ -302,8 +317,8 @@ func (c *OpenCase) computeReference(p Provider, info *AlgorithmInfo, params Para
 		return err
 	}
 	c.refLen = len(c.expected)
-	if c.Spec.Operation == "encrypt" && info.Kind == "pk-encryption" {
-		return nil // randomised (OAEP)
+	if (c.Spec.Operation == "encrypt" && info.Kind == "pk-encryption") || c.Spec.Operation == "encaps" {
+		return nil // randomised (OAEP, KEM encapsulation)
 	}
 	// Signatures are deterministic for some schemes (PKCS#1 v1.5, EdDSA) and not for others.
 	c.deterministic = true

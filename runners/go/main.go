@@ -19,7 +19,7 @@ const usage = `usage: cryptobench-runner-go list  [--variant P=V]...
 Protocol and message formats: docs/protocol.md
 `
 
-var providers = []Provider{goStd{}, goX{}}
+var providers = []Provider{goStd{}, goX{}, circl{}}
 
 func providerByName(name string) Provider {
 	for _, p := range providers {

@@ -48,7 +48,8 @@ func parseCase(raw any, where string) (CaseSpec, error) {
 		return s, specErr("%s: %v", where, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	info := findAlgorithm(s.Algorithm)
-	ops := []string{"encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive"}
+	ops := []string{"encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive",
+		"encaps", "decaps"}
 	for _, c := range []struct {
 		field string
 		bad   bool

@@ -49,7 +49,8 @@ var goAlgorithms = func() []string {
 			"rsa-"+bits+"-oaep-sha256")
 	}
 	return append(out, "ecdsa-p256", "ecdsa-p384", "ecdsa-p521", "ed25519", "x25519", "ecdh-p256",
-		"ecdh-p384", "pbkdf2-sha1", "pbkdf2-sha256", "pbkdf2-sha512", "hkdf-sha256")
+		"ecdh-p384", "pbkdf2-sha1", "pbkdf2-sha256", "pbkdf2-sha512", "hkdf-sha256", "ml-kem-768",
+		"ml-kem-1024")
 }()
 
 func (goStd) Name() string                { return "go" }
@@ -78,6 +79,8 @@ func (g goStd) Prepare(alg, op string, p Params) (Op, error) {
 		return hashOp(hmac.New(h, p.Key)), nil
 	case "kdf":
 		return goKDF(info, p)
+	case "kem":
+		return goMLKEM(alg, op, p)
 	}
 	return goPublicKey(info, op, p)
 }
@@ -417,6 +420,8 @@ func (goStd) GenerateKey(alg string) (KeyParts, error) {
 		}
 		n := (len(pt) - 1) / 2
 		return KeyParts{"d": d, "x": pt[1 : 1+n], "y": pt[1+n:]}, nil
+	case info.Kind == "kem":
+		return goMLKEMKey(alg, nil)
 	case alg == "ed25519":
 		pub, priv, err := ed25519.GenerateKey(rand.Reader)
 		if err != nil {

@@ -13,7 +13,8 @@ import (
 	"strings"
 )
 
-var stepOps = []string{"encrypt", "decrypt", "hash", "mac", "sign", "verify", "derive", "keygen"}
+var stepOps = []string{"encrypt", "decrypt", "hash", "mac", "sign", "verify", "derive", "keygen",
+	"encaps", "decaps"}
 
 // stepOutput: one run's output, kept for later steps' references.
 type stepOutput struct {
@@ -58,7 +59,9 @@ func runSteps(p Provider, alg string, raw any, caseInput []byte) ([]msg, error) 
 		for _, v := range inputs {
 			var got stepOutput
 			data, err := r.bytes(v)
-			if err == nil && op == "keygen" {
+			if err == nil && op == "keygen" && len(params.Keypair["seed"]) > 0 {
+				got.key, err = keyFromSeed(p, name, params.Keypair["seed"])
+			} else if err == nil && op == "keygen" {
 				got.key, err = p.GenerateKey(name)
 			} else if err == nil {
 				var out []byte
@@ -79,6 +82,14 @@ func runSteps(p Provider, alg string, raw any, caseInput []byte) ([]msg, error) 
 		results = append(results, msg{"runs": runs})
 	}
 	return results, nil
+}
+
+// keyFromSeed: the gate's key generation from a published seed (docs/protocol.md, "Keys").
+func keyFromSeed(p Provider, alg string, seed []byte) (KeyParts, error) {
+	if s, ok := p.(SeedKeys); ok {
+		return s.KeyFromSeed(alg, seed)
+	}
+	return nil, unsupported("%s derives no %s key from a seed", p.Name(), alg)
 }
 
 func isSpecError(err error) bool {
@@ -172,6 +183,13 @@ func (r resolver) bytes(v any) ([]byte, error) {
 		return nil, err
 	}
 	out := append([]byte{}, o.out...)
+	if v, ok := x["prefix"]; ok {
+		n, ok := intOf(v)
+		if !ok || n < 0 || n > len(out) {
+			return nil, fmt.Errorf("keeps %v bytes of a %d-byte output", v, len(out))
+		}
+		out = out[:n]
+	}
 	if f, ok := x["flip"].([]any); ok && len(f) == 2 {
 		at, _ := intOf(f[0])
 		mask, _ := intOf(f[1])
@@ -228,7 +246,8 @@ func (r resolver) params(v any) (Params, error) {
 	m, _ := v.(map[string]any)
 	var err error
 	for name, dst := range map[string]*[]byte{"key": &p.Key, "iv": &p.IV, "aad": &p.AAD,
-		"salt": &p.Salt, "info": &p.Info, "secret": &p.Secret, "ad": &p.AD, "signature": &p.Signature} {
+		"salt": &p.Salt, "info": &p.Info, "secret": &p.Secret, "ad": &p.AD, "signature": &p.Signature,
+		"randomness": &p.Randomness} {
 		if x, ok := m[name]; ok && err == nil {
 			*dst, err = r.bytes(x)
 		}

@@ -32,8 +32,8 @@ def register(sub, db: argparse.ArgumentParser) -> None:
 
 def check_case(info: dict, provider: str, operation: str, n: int) -> dict[str, Any]:
     """A small case of every kind: 1000 bytes (1024 for block ciphers), 32 for a public-key
-    message or a (printable) password, nothing for key generation and key agreement."""
-    if operation == "keygen" or info["kind"] == "key-agreement":
+    message or a (printable) password, nothing for key generation, key agreement and KEMs."""
+    if operation == "keygen" or info["kind"] in ("key-agreement", "kem"):
         size = 0
     elif info["kind"] in ("cipher", "aead", "hash", "mac"):
         size = 1024 if info["block_bytes"] > 1 else 1000
@@ -48,12 +48,17 @@ def check_case(info: dict, provider: str, operation: str, n: int) -> dict[str, A
     return case
 
 
-def check_provider(proc: runner.ServeProcess, caps, vectors: gate.Vectors, emit) -> int:
-    """Gates every offered algorithm × operation of a coordinator-gated provider; the failures."""
+def check_provider(
+    proc: runner.ServeProcess, caps, vectors: gate.Vectors, emit, only: set[str] | None = None
+) -> int:
+    """Gates every offered algorithm × operation of a coordinator-gated provider (those in
+    `only`, when given); the failures."""
     catalogue = {a["name"]: a for a in caps.raw.get("algorithms", [])}
     offered = caps.providers[proc.provider].algorithms
     failed = n = 0
     for alg in offered:
+        if only is not None and alg not in only:
+            continue
         for op in offered[alg]:
             n += 1
             case = check_case(catalogue[alg], proc.provider, op, n)

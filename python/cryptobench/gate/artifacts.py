@@ -6,6 +6,7 @@ cryptobench/agreement.py decides on both alike."""
 
 from typing import Any
 
+from cryptobench.gate import pq
 from cryptobench.gate.case import Report, Send, plan_kat
 from cryptobench.gate.material import CaseError, check_cost
 from cryptobench.gate.publickey import fixed_message, signature_for_key
@@ -39,6 +40,8 @@ def _plan_artifact(steps: Steps, info: dict, case: dict, m: dict, vectors: Vecto
     if op == "keygen":
         return "generated", steps.add("keygen", [b""])
     key = vectors.test_key(info["key_type"])
+    if kind == "kem":
+        return "kem", pq.plan_kem_artifacts(steps, info, m, key)
     if kind == "signature":
         return "signature", steps.add("sign", [m["input"]], keypair=key)
     if kind == "pk-encryption":
@@ -81,6 +84,8 @@ def agreement_reply(
     try:
         if name == "generated":
             reply["artifacts"] = {name: {k: v.hex() for k, v in r.key(step).items()}}
+        elif name == "kem":
+            reply["artifacts"] = pq.kem_artifacts(info, r, *step)
         else:
             reply["artifacts"] = {name: r.out(step).hex()}
     except NotApplicable as e:
@@ -93,6 +98,8 @@ def agreement_reply(
 def _plan_check(steps: Steps, info: dict, m: dict, arts: dict, vectors: Vectors, offered):
     """The steps that check one peer's artifacts here; returns their judge."""
     name = info["name"]
+    if info["kind"] == "kem":
+        return pq.plan_kem_check(steps, info, arts, vectors.test_key(info["key_type"]))
     if isinstance(arts.get("generated"), dict):
         key = {k: bytes.fromhex(v) for k, v in arts["generated"].items()}
         return _plan_generated(steps, info, key, vectors, offered)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cryptobench.gate import publickey, symmetric
+from cryptobench.gate import pq, publickey, symmetric
 from cryptobench.gate.material import CaseError, Params, case_params
 from cryptobench.gate.steps import NotApplicable, Results, StepError, Steps
 from cryptobench.gate.vectors import GateDataError, Vectors
@@ -81,12 +81,18 @@ def plan_kat(
     if info["kind"] in SYMMETRIC_KINDS:
         items = vectors.symmetric(info)
         judges = [(v.source, symmetric.kat_vector(steps, info, op, v)) for v in items]
+    elif info["kind"] == "kem":
+        judges = pq.kem_judges(steps, info, vectors)
+    elif op == "keygen" and pq.is_post_quantum(info):
+        judges = pq.seed_keygen_judges(steps, info, vectors)
     elif op == "keygen":
         report.kat = "not applicable (random keys; checked by use)"
         return lambda _r: ""
     else:
         items = vectors.public_key(info)
         judges = [(v.source, publickey.kat_vector(steps, info, op, v)) for v in items]
+        if pq.is_post_quantum(info):
+            judges += pq.seed_keygen_judges(steps, info, vectors)
         if not items and info["kind"] == "pk-encryption":
             # Published OAEP-SHA-256 vectors are rare: round trip and cross-provider decryption
             # are then the whole check, and the report says so.
@@ -103,7 +109,7 @@ def unsupported_before_steps(info: dict, case: dict[str, Any]) -> str:
     op, size = case["operation"], int(case.get("size", 0))
     if info["kind"] in SYMMETRIC_KINDS or info["kind"] == "kdf":
         return ""
-    if (op == "keygen" or info["kind"] == "key-agreement") and size:
+    if (op == "keygen" or info["kind"] in ("key-agreement", "kem")) and size:
         return f"{op} {info['name']} takes no input: size must be 0"
     if info["kind"] == "pk-encryption" and size + 66 > info["output_bytes"]:
         return f"{info['name']} encrypts at most {info['output_bytes'] - 66} bytes"
@@ -128,6 +134,8 @@ def gate_case(
     kat = plan_kat(steps, info, op, vectors, case["provider"], report)
     if info["kind"] in SYMMETRIC_KINDS:
         trip = symmetric.roundtrip(steps, info, params)
+    elif info["kind"] == "kem":
+        trip = pq.kem_roundtrip(steps, info, op, params)
     else:
         trip = publickey.roundtrip(steps, info, op, params, offered, report.lax.append)
     reply = send(steps.steps)

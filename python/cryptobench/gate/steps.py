@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 CASE_INPUT = {"case_input": True}  # the case's own input, made by the runner from its spec
-BYTE_PARAMS = ("key", "iv", "aad", "salt", "info", "secret", "ad", "signature")
+BYTE_PARAMS = ("key", "iv", "aad", "salt", "info", "secret", "ad", "signature", "randomness")
 KEY_PARAMS = ("keypair", "peer")
 
 
@@ -25,16 +25,20 @@ class StepError(Exception):
 
 @dataclass(frozen=True)
 class Ref:
-    """The output of run `run` of step `step`: flipped, extended, or (keys) some of its parts."""
+    """The output of run `run` of step `step`: cut to a prefix, flipped, extended, or (keys) some
+    of its parts."""
 
     step: int
     run: int = 0
+    prefix: int | None = None  # keep the first bytes only (a KEM ciphertext without its secret)
     flip: tuple[int, int] | None = None  # (byte, mask); a negative byte counts from the end
     append: bytes = b""
     parts: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ref": [self.step, self.run]}
+        if self.prefix is not None:
+            out["prefix"] = self.prefix
         if self.flip:
             out["flip"] = list(self.flip)
         if self.append:

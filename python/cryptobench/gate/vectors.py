@@ -44,6 +44,8 @@ class PkVector:
     input: bytes = b""
     output: bytes = b""
     kdf: dict = field(default_factory=dict)  # salt, info, secret, ad, out_len, cost
+    randomness: bytes = b""  # a KEM encapsulation's m (docs/post-quantum.md)
+    implicit_rejection: bool = False  # an invalid KEM ciphertext: `shared` is the rejection secret
 
 
 def _hex(v: dict, name: str) -> bytes:
@@ -99,6 +101,8 @@ class Vectors:
             x.valid, x.strict_only = v.get("valid", True), v.get("strict_only", False)
             x.plaintext, x.ciphertext = _hex(v, "plaintext"), _hex(v, "ciphertext")
             x.shared, x.input, x.output = _hex(v, "shared"), _hex(v, "input"), _hex(v, "output")
+            x.randomness = _hex(v, "randomness")
+            x.implicit_rejection = v.get("implicit_rejection", False)
             x.kdf = {
                 "salt": _hex(v, "salt"),
                 "info": _hex(v, "info"),
@@ -136,11 +140,26 @@ def _key_family(info: dict) -> str:
         return "ec"
     if t.startswith("ffdhe"):
         return "ffdhe"
+    if t.startswith(POST_QUANTUM_KEY_TYPES):
+        return "pq"
     return "raw"
 
 
-PUBLIC_PARTS = {"rsa": ("n", "e"), "ec": ("x", "y"), "ffdhe": ("y",), "raw": ("pub",)}
-PRIVATE_PART = {"rsa": "d", "ec": "d", "ffdhe": "x", "raw": "priv"}
+# Post-quantum keys (docs/post-quantum.md): `seed` (the FIPS 203/204/205 key-generation seed)
+# and/or `priv` (the expanded or FIPS 205 private key), and `pub`.
+POST_QUANTUM_KEY_TYPES = ("ml-kem-", "ml-dsa-", "slh-dsa-", "x25519mlkem")
+PUBLIC_PARTS = {
+    "rsa": ("n", "e"),
+    "ec": ("x", "y"),
+    "ffdhe": ("y",),
+    "raw": ("pub",),
+    "pq": ("pub",),
+}
+PRIVATE_PART = {"rsa": "d", "ec": "d", "ffdhe": "x", "raw": "priv", "pq": "priv"}
+
+
+def is_post_quantum(info: dict) -> bool:
+    return _key_family(info) == "pq"
 
 
 def public_parts(info: dict, key: dict) -> dict:
@@ -152,4 +171,6 @@ def public_names(info: dict) -> list[str]:
 
 
 def has_private(info: dict, key: dict) -> bool:
+    if _key_family(info) == "pq" and key.get("seed"):
+        return True
     return bool(key.get(PRIVATE_PART[_key_family(info)]))

@@ -10,7 +10,7 @@ from html import escape
 from cryptobench import __version__
 from cryptobench.analysis import RunResults
 from cryptobench.errors import UserError
-from cryptobench.report import core, levels, publickey
+from cryptobench.report import core, levels, postquantum, publickey
 from cryptobench.report.html import Section, how, html_table, page, size_text
 from cryptobench.units import format_size
 
@@ -69,6 +69,11 @@ def core_sections(results: RunResults, size: int | None) -> list[Section]:
         ),
         Section(
             "publickey", "Public-key operations and key derivation", publickey.public_key(results)
+        ),
+        Section(
+            "postquantum",
+            "Post-quantum beside classical",
+            postquantum.post_quantum(results),
         ),
         Section("security", "Results by security level", levels.by_level(results, size)),
         Section("failures", "Failures", core.failures(results)),

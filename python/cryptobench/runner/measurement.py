@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptobench import agreement, gate, stats
-from cryptobench.capabilities import Capabilities
+from cryptobench.capabilities import Capabilities, wire_bytes
 from cryptobench.errors import UserError
 from cryptobench.plan import CaseSpec
 from cryptobench.runner.discovery import list_capabilities, runner_paths
@@ -422,11 +422,13 @@ class Measurement:
 
     # ---- outcomes ------------------------------------------------------------------------------
 
-    @staticmethod
-    def _gate(slot: _Slot, gate: dict[str, Any] | None) -> dict[str, Any]:
+    def _gate(self, slot: _Slot, gate: dict[str, Any] | None) -> dict[str, Any]:
         """The runner's gate record (or the coordinator's, with the runner's `timed`) with the
-        coordinator's agreement verdict in it."""
+        coordinator's agreement verdict in it, and the bytes on the wire of a public-key case."""
         out = {**slot.gated, **(gate or {})}
+        wire = wire_bytes(self._catalogue().get(slot.case.algorithm, {}))
+        if wire:
+            out["wire"] = wire
         if slot.agreement.get("summary"):
             out["agreement"] = slot.agreement["summary"]
         if slot.agreement.get("detail"):

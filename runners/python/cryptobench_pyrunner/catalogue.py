@@ -9,7 +9,7 @@ from pathlib import Path
 FILE = Path(__file__).resolve().parents[3] / "catalogue" / "algorithms.json"
 ALGORITHMS: dict[str, dict] = {a["name"]: a for a in json.loads(FILE.read_text())["algorithms"]}
 
-PUBLIC_KEY_KINDS = ("keypair", "signature", "pk-encryption", "key-agreement")
+PUBLIC_KEY_KINDS = ("keypair", "signature", "pk-encryption", "key-agreement", "kem")
 
 
 def find(name: str) -> dict | None:

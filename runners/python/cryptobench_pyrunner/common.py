@@ -20,6 +20,7 @@ class Params:
     ad: bytes = b""
     out_len: int = 0
     cost: dict = field(default_factory=dict)
+    randomness: bytes = b""  # a KEM encapsulation's m, for known answers (docs/post-quantum.md)
 
 
 def parse_bytes(value, where: str) -> bytes:

@@ -40,8 +40,9 @@ def make_input(kind: str, n: int, seed: int) -> bytes:
 
 
 def case_input(spec: dict, info: dict) -> bytes:
-    """The case's own input: the message, or nothing for key generation and key agreement."""
-    takes = spec["operation"] != "keygen" and info["kind"] != "key-agreement"
+    """The case's own input: the message, or nothing for key generation, key agreement and
+    key encapsulation."""
+    takes = spec["operation"] != "keygen" and info["kind"] not in ("key-agreement", "kem")
     return make_input(spec["input"], spec["size"] if takes else 0, spec["seed"])
 
 
@@ -140,7 +141,10 @@ class OpenCase:
             self.expected, self.deterministic = message, True
         if op == "verify":  # this provider's signature of the message
             params.signature = provider.prepare(alg, "sign", params)(message)
-        if public_key and op in ("verify", "encrypt"):
+        if op == "decaps":  # this provider's own ciphertext of the test key
+            encaps = provider.prepare(alg, "encaps", replace(params, keypair=params.public))
+            self.input = bytes(encaps(b""))[: info["ciphertext_bytes"]]
+        if public_key and op in ("verify", "encrypt", "encaps"):
             params.keypair = params.public
         if op != "decrypt":
             self._reference(provider, info, params)
@@ -157,8 +161,8 @@ class OpenCase:
             self.keygen = True  # nothing to compare
             return
         self.expected = bytes(provider.prepare(info["name"], op, params)(self.input))
-        if op == "encrypt" and info["kind"] == "pk-encryption":
-            return  # randomised (OAEP)
+        if (op == "encrypt" and info["kind"] == "pk-encryption") or op == "encaps":
+            return  # randomised (OAEP, KEM encapsulation)
         # Signatures are deterministic for some schemes (PKCS#1 v1.5, EdDSA) and not for others.
         self.deterministic = op != "sign" or (
             bytes(provider.prepare(info["name"], op, params)(self.input)) == self.expected

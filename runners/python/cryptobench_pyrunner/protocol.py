@@ -36,7 +36,18 @@ CASE_FIELDS = {
     "cost": (dict, {}),
     "inplace": (bool, True),
 }
-OPERATIONS = ("encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive")
+OPERATIONS = (
+    "encrypt",
+    "decrypt",
+    "hash",
+    "mac",
+    "keygen",
+    "sign",
+    "verify",
+    "derive",
+    "encaps",
+    "decaps",
+)
 
 
 def _typed(v, kind) -> bool:

@@ -6,7 +6,18 @@ import hashlib
 from .common import Params, parse_bytes
 from .errors import SpecError, Unsupported
 
-OPS = ("encrypt", "decrypt", "hash", "mac", "sign", "verify", "derive", "keygen")
+OPS = (
+    "encrypt",
+    "decrypt",
+    "hash",
+    "mac",
+    "sign",
+    "verify",
+    "derive",
+    "keygen",
+    "encaps",
+    "decaps",
+)
 
 
 def run_steps(prepare, algorithm: str, steps, case_input: bytes) -> list[dict]:
@@ -78,6 +89,11 @@ def _bytes(value, outputs: list, case_input: bytes, n: int) -> bytes:
     if value.get("case_input") is True:
         return case_input
     out = bytearray(_earlier(value, outputs, n))
+    if "prefix" in value:
+        keep = value["prefix"]
+        if not isinstance(keep, int) or not 0 <= keep <= len(out):
+            raise ValueError(f"keeps {keep} bytes of a {len(out)}-byte output")
+        del out[keep:]
     if "flip" in value:
         at, mask = value["flip"]
         if not -len(out) <= at < len(out):
@@ -99,7 +115,7 @@ def _key(value, outputs: list, n: int) -> dict:
 def parse_params(raw: dict, outputs: list, case_input: bytes, n: int) -> Params:
     """A step's params, or `open`'s (which add "public", the test key's public parts)."""
     p = Params()
-    for name in ("key", "iv", "aad", "salt", "info", "secret", "ad", "signature"):
+    for name in ("key", "iv", "aad", "salt", "info", "secret", "ad", "signature", "randomness"):
         if name in raw:
             setattr(p, name, _bytes(raw[name], outputs, case_input, n))
     for name in ("keypair", "peer", "public"):

@@ -34,7 +34,7 @@ from cryptography.utils import CryptographyDeprecationWarning
 
 from .. import catalogue
 from ..errors import Rejected, Unsupported
-from . import Provider
+from . import Provider, pyca_pq
 from ._keys import field_bytes, rfc7919_prime, to_bytes, to_int
 
 HASHES = {
@@ -98,6 +98,7 @@ ALGORITHMS = [
     "scrypt",
     "argon2id",
     "hkdf-sha256",
+    *pyca_pq.ALGORITHMS,
 ]
 
 PSS = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
@@ -130,6 +131,8 @@ class Pyca(Provider):
     def prepare(self, alg: str, op: str, params):
         if alg not in ALGORITHMS:
             raise Unsupported(f"pyca does not offer {alg}")
+        if alg in pyca_pq.ALGORITHMS:
+            return pyca_pq.prepare(alg, op, params)
         if op == "keygen":
             return lambda _data: self.generate_key(alg)
         info = catalogue.find(alg)
@@ -155,6 +158,8 @@ class Pyca(Provider):
         info = catalogue.find(alg)
         if alg not in ALGORITHMS or "keygen" not in info["operations"]:
             raise Unsupported(f"pyca does not generate {alg} keys")
+        if alg in pyca_pq.ALGORITHMS:
+            return pyca_pq.generate_key(alg)
         if alg.startswith("rsa-"):
             n = rsa.generate_private_key(65537, info["bits"]).private_numbers()
             return _rsa_parts(n)
