@@ -101,41 +101,60 @@ def run_timed(cmd: list[str], cwd: Path, logfile: Path) -> float:
     return time.monotonic() - start
 
 
+def timed_steps(home: Path) -> dict:
+    """The steps of an interrupted build already done and their seconds (timing.json): a build
+    stopped half way resumes where make left it, and its time adds up."""
+    try:
+        return json.loads((home / "timing.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def step(home: Path, done: dict, name: str, cmd: list[str], cwd: Path) -> None:
+    if name in done:
+        return
+    seconds = run_timed(cmd, cwd, home / "build.log")
+    done[name] = round(done.get(f"{name} (interrupted)", 0) + seconds, 1)
+    (home / "timing.json").write_text(json.dumps(done, indent=2) + "\n")
+
+
+def install_openssl(src: Path, build: Path, prefix: Path) -> None:
+    """libcrypto.a and the headers (the source's and the generated ones): all the adapters
+    need. libssl is not built (the TLS handshake is not measured yet)."""
+    (prefix / "lib").mkdir(parents=True, exist_ok=True)
+    shutil.copy2(build / "libcrypto.a", prefix / "lib" / "libcrypto.a")
+    headers = prefix / "include" / "openssl"
+    headers.mkdir(parents=True, exist_ok=True)
+    for d in (src / "include" / "openssl", build / "include" / "openssl"):
+        for h in d.glob("*.h"):
+            shutil.copy2(h, headers / h.name)
+
+
 def build_openssl(name: str, jobs: int) -> Path:
     entry = TABLE[name]
     crate, crate_version, version = entry["crate"], entry["crate_version"], entry["version"]
-    subdir = entry["subdir"]
     key = f"openssl-{version}-{flags_hash(OPENSSL_FLAGS)}"
     home = CACHE / key
     record = home / "build.json"
     if record.exists():
         cached = json.loads(record.read_text())
-        # What the adapter build reads, for records written before these fields existed.
-        cached.setdefault("adapter", entry["adapter"])
-        cached.setdefault("libraries", ["prefix/lib/libssl.a", "prefix/lib/libcrypto.a"])
-        record.write_text(json.dumps(cached, indent=2) + "\n")
         log(f"{name}: cached in {home} (built in {cached['seconds']} s)")
         return home
-    src = crate_source(crate, crate_version) / subdir
-    build = home / "build"
-    shutil.rmtree(home, ignore_errors=True)
-    build.mkdir(parents=True)
-    logfile = home / "build.log"
-    prefix = home / "prefix"
-    configure = [
-        "perl",
-        str(src / "Configure"),
-        "linux-x86_64",
-        f"--prefix={prefix}",
-        f"--openssldir={prefix / 'ssl'}",
-        "--libdir=lib",
-        *OPENSSL_FLAGS,
-    ]
-    log(f"{name}: building OpenSSL {version} in {home} (log: {logfile})")
-    seconds = run_timed(configure, build, logfile)
-    seconds += run_timed(["make", f"-j{jobs}", "build_libs"], build, logfile)
-    seconds += run_timed(["make", "install_dev"], build, logfile)
+    src = crate_source(crate, crate_version) / entry["subdir"]
+    build, prefix = home / "build", home / "prefix"
+    done = timed_steps(home)
+    if "configure" not in done:  # nothing to resume
+        shutil.rmtree(home, ignore_errors=True)
+        build.mkdir(parents=True)
+    configure = ["perl", str(src / "Configure"), "linux-x86_64", f"--prefix={prefix}",
+                 f"--openssldir={prefix / 'ssl'}", "--libdir=lib", *OPENSSL_FLAGS]  # fmt: skip
+    log(f"{name}: building OpenSSL {version} in {home} (log: {home / 'build.log'})")
+    step(home, done, "configure", configure, build)
+    step(home, done, "generate", ["make", "build_generated"], build)
+    step(home, done, "make", ["make", f"-j{jobs}", "libcrypto.a"], build)
+    install_openssl(src, build, prefix)
     shutil.rmtree(build)
+    seconds = sum(v for k, v in done.items() if "(interrupted)" not in k)
     record.write_text(
         json.dumps(
             {
@@ -145,10 +164,11 @@ def build_openssl(name: str, jobs: int) -> Path:
                 "crate": f"{crate} {crate_version}",
                 "flags": OPENSSL_FLAGS,
                 "adapter": entry["adapter"],
-                "libraries": ["prefix/lib/libssl.a", "prefix/lib/libcrypto.a"],
+                "libraries": ["prefix/lib/libcrypto.a"],
                 "compiler": compiler_id(),
                 "jobs": jobs,
                 "seconds": round(seconds, 1),
+                "steps": done,
                 "load": os.getloadavg()[0],
                 "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             },
@@ -156,7 +176,7 @@ def build_openssl(name: str, jobs: int) -> Path:
         )
         + "\n"
     )
-    log(f"{name}: built in {seconds:.0f} s")
+    log(f"{name}: built in {seconds:.0f} s ({', '.join(f'{k} {v} s' for k, v in done.items())})")
     return home
 
 

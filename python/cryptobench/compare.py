@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import false_discovery_control, mannwhitneyu
 
-from cryptobench import stats
+from cryptobench import stats, versions
 from cryptobench.analysis import CaseResult, RunResults
 from cryptobench.noise import DEFAULT_NOISE
 
@@ -73,6 +73,15 @@ def _measured(a: CaseResult, b: CaseResult) -> bool:
     return a.status == "ok" and b.status == "ok" and bool(a.summary) and bool(b.summary)
 
 
+def _judge(tested: list[CaseComparison], threshold: float, alpha: float) -> None:
+    """Benjamini–Hochberg over every tested case, then each verdict."""
+    if tested:
+        qs = false_discovery_control([max(min(c.p, 1.0), 0.0) for c in tested], method="bh")
+        for c, q in zip(tested, qs, strict=True):
+            c.q = float(q)
+            c.verdict = verdict(c.ci_low, c.ci_high, c.q, threshold, alpha)
+
+
 def compare_runs(
     run_a: RunResults,
     run_b: RunResults,
@@ -99,16 +108,63 @@ def compare_runs(
             )  # fmt: skip
             out.append(c)
             tested.append(c)
-    if tested:
-        qs = false_discovery_control([max(min(c.p, 1.0), 0.0) for c in tested], method="bh")
-        for c, q in zip(tested, qs, strict=True):
-            c.q = float(q)
-            c.verdict = verdict(c.ci_low, c.ci_high, c.q, threshold, alpha)
+    _judge(tested, threshold, alpha)
     out += [
         CaseComparison(b.key(), None, b, None, None, "only-b")
         for b in run_b.cases
         if b.key() not in seen
     ]
+    return out
+
+
+def family(run: RunResults, library: str) -> list[str]:
+    """The providers of `run` that are versions of `library` ("openssl": openssl@1.1.1,
+    openssl@3.5, and the libraries of its family, aws-lc and boringssl; docs/versions.md), in the
+    run's order, without the system one itself."""
+    table = versions.table()
+    out: list[str] = []
+    for c in run.cases:
+        p = c.provider
+        if (
+            p != library
+            and p not in out
+            and (p.split("@")[0] == library or table.get(p, {}).get("family") == library)
+        ):
+            out.append(p)
+    return out
+
+
+def compare_versions(
+    run: RunResults,
+    library: str,
+    threshold: float = DEFAULT_THRESHOLD,
+    alpha: float = DEFAULT_ALPHA,
+) -> list[CaseComparison]:
+    """Every case of a version of `library` against the same case of `library` (the system
+    one) in the same run: A is the system library, B the version; ratio, interval, test and
+    verdict as compare_runs (one false-discovery correction over all of them)."""
+    base = {c.key()[1:]: c for c in run.cases if c.provider == library}
+    others = family(run, library)
+    out: list[CaseComparison] = []
+    tested: list[CaseComparison] = []
+    for b in run.cases:
+        if b.provider not in others:
+            continue
+        a = base.get(b.key()[1:])
+        if a is None:
+            out.append(CaseComparison(b.key(), None, b, None, None, "only-b"))
+        elif not _measured(a, b):
+            out.append(CaseComparison(b.key(), a, b, None, None, "failed"))
+        else:
+            xa, xb = np.asarray(a.ns, dtype=float), np.asarray(b.ns, dtype=float)
+            low, high = ratio_ci(xa, xb)
+            c = CaseComparison(
+                b.key(), a, b, b.summary.median / a.summary.median,
+                stats.mann_whitney_u(xa, xb).p, "same", low, high,
+            )  # fmt: skip
+            out.append(c)
+            tested.append(c)
+    _judge(tested, threshold, alpha)
     return out
 
 

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from cryptobench import security
+from cryptobench import security, versions
 from cryptobench.analysis import CaseResult, RunResults, is_baseline
 from cryptobench.errors import UserError
 from cryptobench.noise import DEFAULT_NOISE
@@ -117,12 +117,31 @@ def recommend(
                 + ", ".join(f"{c.label} {c.algorithm_label}" for c in tied)
                 + f" (intervals overlap or within the {noise:.0%} noise)"
             )
+        versus = _against_system(best, ranked, name, noise)
+        if versus:
+            notes.append(versus)
         note = "; ".join(notes)
         rec.choices.append(
             Choice(name, best, levels.get(best.algorithm), at, len(qualifying), note, tied,
                    runner_up)
         )  # fmt: skip
     return rec
+
+
+def _against_system(best: CaseResult, ranked: list[CaseResult], name: str, noise: float) -> str:
+    """For a versioned provider (openssl@3.5, aws-lc; docs/versions.md): how it compares with
+    its family's system library on the same case, "aws-lc 1.4× openssl", or that they are tied
+    by the same noise rule."""
+    family = versions.table().get(best.provider, {}).get("family")
+    system = next(
+        (c for c in ranked if c.provider == family and c.algorithm == best.algorithm), None
+    )
+    if not family or system is None or _figure(name, system) <= 0:
+        return ""
+    ratio = _figure(name, best) / _figure(name, system)
+    if _tied(best, system, noise):
+        return f"tied with the system {family} ({ratio:.2f}×, within the noise)"
+    return f"{best.label} {ratio:.1f}× the system {family}"
 
 
 def check_level(level: int) -> None:

@@ -159,3 +159,25 @@ def test_changes_from_raw_samples_give_compare_runs_verdicts(tmp_path):
         if c.verdict != "same":
             assert (c.ci_low, c.ci_high) == (e.ci_low, e.ci_high)
     assert sorted(c.verdict for c in found) == ["faster", *["same"] * 10, "slower"]
+
+
+def test_versions_of_one_library_against_the_system_one_in_the_same_run(tmp_path):
+    """compare --versions: each version's case against the system library's same case."""
+    cases = {
+        ("openssl", "default", "hash", "sha256", 16): 1000.0,
+        ("openssl@1.1.1", "default", "hash", "sha256", 16): 500.0,  # twice as fast
+        ("openssl@3.5", "default", "hash", "sha256", 16): 1000.0,
+        ("aws-lc", "default", "hash", "sha256", 16): 2000.0,  # of the family, half as fast
+        ("gcrypt", "default", "hash", "sha256", 16): 100.0,  # another library: left out
+        ("openssl@3.5", "default", "hash", "sha256", 64): 100.0,  # no system case to match
+    }
+    db, run_id = store_run(tmp_path / "r.db", cases, n=21, seed=3, spread=0.02)
+    run = analysis.load(db, run_id)
+    assert compare.family(run, "openssl") == ["openssl@1.1.1", "openssl@3.5", "aws-lc"]
+    by = {(c.b.provider, c.b.size): c for c in compare.compare_versions(run, "openssl")}
+    assert by[("openssl@1.1.1", 16)].verdict == "faster"
+    assert by[("openssl@1.1.1", 16)].ratio == pytest.approx(0.5, rel=0.05)
+    assert by[("openssl@3.5", 16)].verdict == "same"
+    assert by[("aws-lc", 16)].verdict == "slower"
+    assert by[("openssl@3.5", 64)].verdict == "only-b"
+    assert not any(p == "gcrypt" for p, _ in by)

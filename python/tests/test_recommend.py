@@ -230,3 +230,21 @@ def test_a_strict_verifier_beats_a_faster_lax_one(tmp_path):
     )
     got = by_kind(recommend.recommend(analysis.load(db, run_id), year=2026))["signature verify"]
     assert got.case.label == "slow" and "lax verifiers passed over" in got.note
+
+
+def test_a_faster_version_of_the_system_library_is_named_with_its_ratio(tmp_path):
+    """docs/versions.md: "aes-256-gcm at 16 KiB: aws-lc 1.4× openssl", by the same noise rule."""
+    timings = {
+        ("openssl", "default", "encrypt", "aes-256-gcm", 16384): 14_000.0,
+        ("aws-lc", "default", "encrypt", "aes-256-gcm", 16384): 10_000.0,
+        ("openssl", "default", "hash", "sha256", 16384): 10_000.0,
+        ("openssl@3.5", "default", "hash", "sha256", 16384): 9_990.0,  # within the noise
+    }
+    db, run_id = store_run(tmp_path / "r.db", timings, n=21, spread=0.01)
+    rec = recommend.recommend(analysis.load(db, run_id), size=16384)
+    by = {c.kind: c for c in rec.choices}
+    assert by["aead"].case.provider == "aws-lc"
+    assert "aws-lc 1.4× the system openssl" in by["aead"].note
+    assert (
+        "tied with the system openssl" in by["hash"].note or by["hash"].case.provider == "openssl"
+    )

@@ -1,5 +1,6 @@
 """`cryptobench compare RUN_A RUN_B`: case by case for core runs, figure by figure for scenario
-runs."""
+runs. `cryptobench compare RUN --versions openssl`: the versions of one library in one run, each
+against the system one (docs/versions.md)."""
 
 import argparse
 
@@ -14,7 +15,13 @@ from cryptobench.units import format_ns, format_size
 def register(sub, db: argparse.ArgumentParser) -> None:
     c = sub.add_parser("compare", parents=[db], help="compare two runs case by case")
     c.add_argument("run_a", metavar="RUN_A")
-    c.add_argument("run_b", metavar="RUN_B")
+    c.add_argument("run_b", metavar="RUN_B", nargs="?", help="omitted with --versions")
+    c.add_argument(
+        "--versions",
+        metavar="LIBRARY",
+        help="one run: every version of LIBRARY (openssl@1.1.1, openssl@3.5, aws-lc, ...) "
+        "against the system LIBRARY, case by case",
+    )
     c.add_argument(
         "--threshold",
         type=percent,
@@ -36,6 +43,12 @@ def register(sub, db: argparse.ArgumentParser) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     db = store.Store.open(args.db, create=False)
+    if args.versions is not None:
+        if args.run_b is not None:
+            raise UserError("--versions compares within one run: give one run")
+        return _compare_versions(db, analysis.load(db, db.resolve_run(args.run_a)), args)
+    if args.run_b is None:
+        raise UserError("compare needs two runs (or one run with --versions LIBRARY)")
     run_a = analysis.load(db, db.resolve_run(args.run_a))
     run_b = analysis.load(db, db.resolve_run(args.run_b))
     scenario_a = scenarios.for_suite(run_a.run.suite)
@@ -123,5 +136,47 @@ def _compare_scenario_runs(db, scenario, run_a, run_b, args: argparse.Namespace)
     counts: dict[str, int] = {}
     for c in comparisons:
         counts[c.verdict] = counts.get(c.verdict, 0) + 1
+    print("\nsummary: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
+    return 0
+
+
+def _compare_versions(db, run, args: argparse.Namespace) -> int:
+    library = args.versions
+    if not any(c.provider == library for c in run.cases):
+        raise UserError(f"run {run.run.id} has no case of {library!r} to compare its versions with")
+    if not compare.family(run, library):
+        raise UserError(f"run {run.run.id} measured no other version of {library!r}")
+    if args.threshold is not None:
+        threshold, source = args.threshold / 100, "--threshold"
+    else:
+        found = noise.for_machine(db, run.machine)
+        threshold, source = found.threshold, found.source
+    comparisons = compare.compare_versions(run, library, threshold, args.alpha)
+    rows = [
+        [
+            c.b.label,
+            c.b.algorithm_label,
+            c.b.operation,
+            format_size(c.b.size),
+            format_ns(c.a.median_ns) if c.a else "-",
+            format_ns(c.b.median_ns),
+            f"{1 / c.ratio:.2f}×" if c.ratio else "-",
+            f"{1 / c.ci_high:.2f}–{1 / c.ci_low:.2f}" if c.ci_low else "-",
+            c.verdict + (" (unstable)" if c.unstable else ""),
+        ]
+        for c in comparisons
+        if c.b is not None and (args.all or c.verdict != "same")
+    ]
+    print(
+        f"run {run.run.id}: each version against the system {library} in the same run; speed-up "
+        f"= median time {library} ÷ version with its bootstrap 95% CI (> 1: the version is "
+        f"faster); a change must clear the noise threshold {threshold:.1%} ({source}) and "
+        f"Mann–Whitney U after Benjamini–Hochberg, FDR {args.alpha:g}"
+    )
+    if rows:
+        headers = ["version", "algorithm", "op", "size", library, "version median",
+                   "speed-up", "95% CI", "verdict"]  # fmt: skip
+        print("\n" + text_table(headers, rows))
+    counts = compare.tally(comparisons)
     print("\nsummary: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
     return 0
