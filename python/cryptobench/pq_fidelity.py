@@ -101,9 +101,9 @@ def liboqs_ns_per_op(speed_sig: Path, oqs_name: str, seconds: int = 1) -> dict[s
     return {op: parse_speed(done.stdout, row) for op, row in SPEED_SIG_ROW.items()}
 
 
-def go_ns_per_op(param: str) -> dict[str, float]:
+def go_ns_per_op(param: str, benchtime: str = "250ms") -> dict[str, float]:
     done = subprocess.run(
-        [str(_bin("cryptobench-mlkembench")), "-param", param, "-benchtime", "250ms"],
+        [str(_bin("cryptobench-mlkembench")), "-param", param, "-benchtime", benchtime],
         capture_output=True,
         text=True,
         timeout=120,
