@@ -13,8 +13,6 @@ namespace cb {
 
 namespace {
 
-constexpr size_t kOutRoom = 1024;  // provider.hpp: out has room for len + 1024 bytes
-
 Bytes run_op(Operation& op, const Bytes& in) {
   Bytes out(in.size() + kOutRoom);
   const size_t n = op.run(in.data(), in.size(), out.data());
