@@ -4,13 +4,16 @@
 //
 // ML-DSA-44/65/87 (FIPS 204, liboqs's "ML-DSA-*": the pqcrystals standard code, AVX2 where the CPU
 // has it). Conventions (docs/post-quantum.md): pure, empty context, hedged signing (liboqs builds
-// the code with DILITHIUM_RANDOMIZED_SIGNING). liboqs 0.13 has no key generation from the FIPS
-// 204 seed ξ, so keys are imported as the expanded private key `priv` and the public key `pub`
-// (code_path "pq_key": "expanded"); generated keys are exported the same way. The key is copied
-// once when the operation is prepared; liboqs unpacks it inside every sign/verify call, which is
-// its design.
+// the code with DILITHIUM_RANDOMIZED_SIGNING). Keys: the FIPS 204 seed ξ is the key. liboqs 0.13
+// has no key generation from a seed in its API, but its ML-DSA key generation draws exactly ξ
+// (32 bytes) from liboqs's random source and nothing else, so a key is derived from its seed by
+// pointing that source at ξ for one OQS_SIG_keypair call (OQS_randombytes_custom_algorithm, the
+// hook liboqs's own KAT tests use) and back at the system source after. A key without a seed is
+// imported as the expanded private key `priv`. The key is derived once, when the operation is
+// prepared; liboqs unpacks the expanded key inside every sign/verify call, which is its design.
 #include <oqs/oqs.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "cryptobench/provider.hpp"
@@ -61,10 +64,50 @@ const Bytes& sized(const KeyParts& key, const char* part, size_t size) {
   return b;
 }
 
+// ---- keys from the FIPS 204 seed ξ -----------------------------------------------------------
+
+constexpr size_t kSeedLen = 32;  // ξ
+const uint8_t* g_seed = nullptr;
+size_t g_seed_left = 0;
+
+// liboqs's random source while a key is derived: ξ, once; anything more is a contract breach.
+void seed_source(uint8_t* out, size_t n) {
+  if (n > g_seed_left) std::abort();  // ML-DSA key generation draws 32 bytes and no more
+  std::memcpy(out, g_seed, n);
+  g_seed += n;
+  g_seed_left -= n;
+}
+
+struct KeyPair {
+  Bytes pub, priv;
+};
+
+KeyPair keypair_from_seed(const Sig& sig, const Bytes& seed) {
+  if (seed.size() != kSeedLen)
+    throw Error("key part 'seed' must be 32 bytes, not " + std::to_string(seed.size()));
+  KeyPair k{Bytes(sig.p->length_public_key), Bytes(sig.p->length_secret_key)};
+  g_seed = seed.data();
+  g_seed_left = seed.size();
+  OQS_randombytes_custom_algorithm(seed_source);
+  const OQS_STATUS rc = OQS_SIG_keypair(sig.p, k.pub.data(), k.priv.data());
+  const size_t unused = g_seed_left;
+  OQS_randombytes_switch_algorithm(OQS_RAND_alg_system);
+  g_seed = nullptr, g_seed_left = 0;
+  check(rc, std::string(sig.p->method_name) + " key generation from the seed");
+  if (unused != 0) throw Error("liboqs drew less than the 32-byte seed: key generation changed");
+  return k;
+}
+
+// The expanded private key: derived from `seed` where the key has one, else its `priv`.
+Bytes private_key(const Sig& sig, const KeyParts& key) {
+  auto seed = key.find("seed");
+  if (seed != key.end() && !seed->second.empty()) return keypair_from_seed(sig, seed->second).priv;
+  return sized(key, "priv", sig.p->length_secret_key);
+}
+
 class SignOp : public Operation {
  public:
-  SignOp(const SigRow& row, const Params& p)
-      : sig_(row), sk_(sized(p.keypair, "priv", sig_.p->length_secret_key)) {}
+  SignOp(const SigRow& row, const Params& p) : sig_(row), sk_(private_key(sig_, p.keypair)) {}
   ~SignOp() override { OQS_MEM_cleanse(sk_.data(), sk_.size()); }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
     size_t n = 0;
@@ -121,15 +164,18 @@ class LiboqsProvider : public Provider {
     const SigRow* row = find_sig(algorithm);
     if (!row) throw Unsupported(std::string(CB_PROVIDER_NAME) + " cannot generate " + algorithm);
     Sig sig(*row);
-    Bytes pub(sig.p->length_public_key), priv(sig.p->length_secret_key);
-    check(OQS_SIG_keypair(sig.p, pub.data(), priv.data()), algorithm + " key generation");
-    return {{"priv", std::move(priv)}, {"pub", std::move(pub)}};
+    // A fresh seed from liboqs's (system) source, then the key pair it gives: the seed is the
+    // key, exported with the public and the expanded private key.
+    Bytes seed(kSeedLen);
+    OQS_randombytes(seed.data(), seed.size());
+    KeyPair k = keypair_from_seed(sig, seed);
+    return {{"seed", std::move(seed)}, {"pub", std::move(k.pub)}, {"priv", std::move(k.priv)}};
   }
   std::map<std::string, std::string> code_path() const override {
     std::map<std::string, std::string> out = {
         {"version", OQS_version()},
         {"avx2", OQS_CPU_has_extension(OQS_CPU_EXT_AVX2) ? "yes" : "no"},
-        {"pq_key", "expanded"},
+        {"pq_key", "seed"},
         {"pq_signing", "hedged"},
     };
 #ifdef CB_BUILD_RECORD
