@@ -6,7 +6,12 @@ hits both. A benchmark (`make bench-fidelity-pq`), never a test.
   mean µs of each operation over a fixed duration, one key, one message) against the native
   `liboqs` provider's keygen / sign / verify of ML-DSA;
 * Go: testing.B timing crypto/mlkem directly (`cryptobench-mlkembench`, runners/go/cmd/
-  mlkembench) against the Go runner's `go` provider's ML-KEM keygen / encaps / decaps.
+  mlkembench: the median of 11 testing.B runs of 20 ms, the shape of our own figure) against the
+  Go runner's `go` provider's ML-KEM keygen / encaps / decaps.
+
+speed_sig reports one mean over its whole duration; on a loaded machine every preemption lands in
+that mean, while our figure is a median of samples, so there the ratio falls far below 1 for
+reasons of method, not of the code measured.
 
 The ratio is our median ns/op over theirs (below 1: we report the operation faster). The issue
 asks for 0.9–1.1 on a quiet machine.
@@ -109,7 +114,7 @@ def liboqs_ns_per_op(speed_sig: Path, oqs_name: str, seconds: int = 1) -> dict[s
     return {op: parse_speed(done.stdout, row) for op, row in SPEED_SIG_ROW.items()}
 
 
-def go_ns_per_op(param: str, benchtime: str = "250ms") -> dict[str, float]:
+def go_ns_per_op(param: str, benchtime: str = "20ms") -> dict[str, float]:
     done = subprocess.run(
         [str(_bin("cryptobench-mlkembench")), "-param", param, "-benchtime", benchtime],
         capture_output=True,
