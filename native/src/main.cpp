@@ -104,9 +104,15 @@ std::map<std::string, std::optional<std::string>> select_variants(const Options&
   std::map<std::string, std::string> setter;  // variable -> provider/variant that set it
   for (const auto& name : cb::provider_names()) {
     const std::string selected = chosen.count(name) ? chosen[name] : "default";
-    for (const auto& v : cb::peek_provider(name)->variants())
+    const cb::Provider* provider = cb::peek_provider(name);
+    if (!provider) {  // a module that does not load (a versioned provider): left out, and why
+      std::cerr << "cryptobench-native: provider " << name
+                << " left out: " << cb::provider_load_error(name) << "\n";
+      continue;
+    }
+    for (const auto& v : provider->variants())
       for (const auto& kv : v.env) wants[name][kv.first] = std::nullopt;
-    for (const auto& v : cb::peek_provider(name)->variants()) {
+    for (const auto& v : provider->variants()) {
       if (v.name != selected) continue;
       for (const auto& [key, value] : v.env) {
         wants[name][key] = value;

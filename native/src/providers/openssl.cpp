@@ -626,8 +626,10 @@ class HashSignOp : public Operation {
 };
 
 // Pure EdDSA signs the message itself, so it goes through the one-shot EVP_DigestSign/Verify.
-// The EdDSA signature context keeps no per-message state, so one initialisation serves every
-// run().
+// In OpenSSL 3.0 and 3.1 the EdDSA signature context keeps no per-message state, so one
+// initialisation serves every run(); from 3.2 a one-shot call finalises the context (a second
+// one fails: "operation not supported for this keytype", found by the gate of openssl@3.5), so
+// there every run() initialises it again, as an application on those versions must.
 class EddsaOp : public Operation {
  public:
   EddsaOp(const AlgorithmInfo& info, OpKind op, const Params& p)
@@ -635,15 +637,22 @@ class EddsaOp : public Operation {
     pkey_ = import_key(info, p.keypair, sign_);
     mdctx_ = EVP_MD_CTX_new();
     if (!mdctx_) throw Error("EVP_MD_CTX_new failed");
+    init();
+  }
+  ~EddsaOp() override { EVP_MD_CTX_free(mdctx_); }
+
+  void init() {
     check(sign_ ? EVP_DigestSignInit_ex(mdctx_, nullptr, nullptr, nullptr, nullptr, pkey_.get(),
                                         nullptr)
                 : EVP_DigestVerifyInit_ex(mdctx_, nullptr, nullptr, nullptr, nullptr, pkey_.get(),
                                           nullptr),
           "EdDSA init");
   }
-  ~EddsaOp() override { EVP_MD_CTX_free(mdctx_); }
 
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+#if OPENSSL_VERSION_NUMBER >= 0x30200000L
+    init();
+#endif
     if (sign_) {
       size_t n = sig_len_;
       check(EVP_DigestSign(mdctx_, out, &n, in, len), "EdDSA sign");
