@@ -180,6 +180,79 @@ def build_openssl(name: str, jobs: int) -> Path:
     return home
 
 
+# liboqs (from the oqs-sys crate): static, position-independent, ML-KEM and ML-DSA only
+# (OQS_MINIMAL_BUILD), AVX2 code chosen at run time (OQS_DIST_BUILD, liboqs's default), and no
+# OpenSSL (ML-KEM and ML-DSA use only liboqs's own SHA-3/SHAKE anyway; without it the library
+# is self-contained). Its own benchmarks speed_kem and speed_sig are built too, for the fidelity
+# check (mk/liboqs.mk).
+LIBOQS_ALGS = [
+    f"{kind}_{alg}"
+    for kind, algs in (
+        ("KEM", ("ml_kem_512", "ml_kem_768", "ml_kem_1024")),
+        ("SIG", ("ml_dsa_44", "ml_dsa_65", "ml_dsa_87")),
+    )
+    for alg in algs
+]
+LIBOQS_FLAGS = [
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=OFF",
+    "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
+    "-DOQS_DIST_BUILD=ON",
+    "-DOQS_USE_OPENSSL=OFF",
+    f"-DOQS_MINIMAL_BUILD={';'.join(LIBOQS_ALGS)}",
+]
+
+
+def build_liboqs(name: str, jobs: int) -> Path:
+    entry = TABLE[name]
+    crate, crate_version, version = entry["crate"], entry["crate_version"], entry["version"]
+    home = CACHE / f"liboqs-{version}-{flags_hash(LIBOQS_FLAGS)}"
+    record = home / "build.json"
+    if record.exists():
+        log(f"{name}: cached in {home} (built in {json.loads(record.read_text())['seconds']} s)")
+        return home
+    src = crate_source(crate, crate_version) / entry["subdir"]
+    build, prefix = home / "build", home / "prefix"
+    shutil.rmtree(home, ignore_errors=True)
+    build.mkdir(parents=True)
+    logfile = home / "build.log"
+    log(f"{name}: building liboqs {version} in {home} (log: {logfile})")
+    configure = ["cmake", "-S", str(src), "-B", str(build), f"-DCMAKE_INSTALL_PREFIX={prefix}"]
+    seconds = run_timed([*configure, *LIBOQS_FLAGS], build, logfile)
+    targets = ["--target", "oqs", "speed_kem", "speed_sig"]
+    seconds += run_timed(["cmake", "--build", str(build), f"-j{jobs}", *targets], build, logfile)
+    seconds += run_timed(["cmake", "--install", str(build)], build, logfile)
+    (prefix / "bin").mkdir(exist_ok=True)
+    for tool in ("speed_kem", "speed_sig"):
+        shutil.copy2(build / "tests" / tool, prefix / "bin" / tool)
+    shutil.rmtree(build)
+    record.write_text(
+        json.dumps(
+            {
+                "provider": name,
+                "library": "liboqs",
+                "version": version,
+                "crate": f"{crate} {crate_version}",
+                "flags": LIBOQS_FLAGS,
+                "adapter": entry["adapter"],
+                "libraries": ["prefix/lib/liboqs.a"],
+                "compiler": compiler_id(),
+                "jobs": jobs,
+                "seconds": round(seconds, 1),
+                "load": os.getloadavg()[0],
+                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    log(f"{name}: built in {seconds:.0f} s")
+    return home
+
+
+RECIPES = {"openssl": build_openssl, "liboqs": build_liboqs}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("providers", nargs="*")
@@ -197,7 +270,7 @@ def main() -> int:
         if not TABLE[name]["recipe"]:
             sys.exit(f"versions: {name}: no build recipe yet (docs/versions.md)")
     for name in args.providers:
-        build_openssl(name, args.jobs)
+        RECIPES[TABLE[name]["recipe"]](name, args.jobs)
     return 0
 
 

@@ -50,7 +50,7 @@ def absent(listed: set[str], cache: Path | None = None) -> dict[str, str]:
                 "make native"
             )
         elif entry.get("recipe"):
-            out[name] = "not built: make versions"
+            out[name] = f"not built: {entry.get('make', 'make versions')}"
         else:
             out[name] = (
                 f"not built: make versions has no recipe for it yet ({entry['crate']} "

@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from runner_harness import missing_part
 
 from cryptobench import cli
-from cryptobench.scenarios.channel import handshake, tls, topology
+from cryptobench.scenarios.channel import handshake, kex, tls, topology
 from cryptobench.scenarios.channel.pki import Pki
 from cryptobench.scenarios.resources import Ledger, start_time
 from cryptobench.store import Store
@@ -70,6 +71,38 @@ def test_an_s_server_handshake_rate_on_loopback(tmp_path, state):
     assert old["handshakes/s"].status == "ok", old["handshakes/s"].reason
     assert not work.exists()
     assert "OPENSSL_CONF" not in os.environ  # the legacy configuration stayed in the run
+
+
+def test_a_hybrid_pq_handshake_carries_the_ml_kem_key_and_ciphertext(tmp_path, state):
+    """Go's crypto/tls on loopback: the hybrid's ClientHello carries an ML-KEM-768 encapsulation
+    key (1184 bytes) more than X25519's, the server's flight an ML-KEM-768 ciphertext (1088)."""
+    if kex.missing():
+        missing_part(kex.missing())
+    with Ledger("channel", state) as ledger:
+        work = ledger.tempdir()
+        pki = Pki(work / "pki")
+        got = {}
+        for group in ("X25519", "X25519MLKEM768"):
+            figs = kex.measure(ledger, pki, work, kex.Config("ecdsa-p256", group), 0.3)
+            got[group] = {f.metric: f for f in figs}
+    classic, hybrid = got["X25519"], got["X25519MLKEM768"]
+    for g in (classic, hybrid):
+        assert g["handshakes/s"].status == "ok", g["handshakes/s"].reason
+        assert g["handshakes/s"].extra["handshakes"] > 0
+        assert g["handshakes per server CPU-s"].median > 0
+    assert hybrid["handshakes/s"].extra["negotiated"] == "X25519MLKEM768"
+    assert classic["handshakes/s"].extra["negotiated"] == "X25519"
+    hello = hybrid["ClientHello bytes"].median - classic["ClientHello bytes"].median
+    answer = hybrid["server→client bytes"].median - classic["server→client bytes"].median
+    assert 1184 <= hello < 1184 + 64
+    assert 1088 <= answer < 1088 + 64
+    assert classic["ClientHello segments at MTU 1500"].median == 1
+    assert not work.exists()
+
+
+def test_a_clienthello_past_one_segment_is_counted_as_two():
+    assert kex.segments(kex.SEGMENT_PAYLOAD) == 1
+    assert kex.segments(kex.SEGMENT_PAYLOAD + 1) == 2
 
 
 @net_only

@@ -21,6 +21,7 @@ def test_every_versioned_provider_is_absent_with_make_versions_until_built(tmp_p
     absent = versions.absent(set())
     assert set(absent) == set(table)
     assert absent["openssl@3.5"] == "not built: make versions"
+    assert absent["liboqs"] == "not built: make liboqs"  # its own make target (mk/liboqs.mk)
     assert "no recipe" in absent["botan@3"]
     home = tmp_path / "openssl-3.5.5-0123456789"
     home.mkdir()

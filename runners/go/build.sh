@@ -12,7 +12,7 @@ mkdir -p "$dest" # make demo builds the runners before .venv exists
 
 absent() {
   echo "go runner: not built: $* (the providers go and go-x are absent)" >&2
-  rm -f "$target"
+  rm -f "$target" "$dest/cryptobench-tlshs" "$dest/cryptobench-mlkembench"
   # On CI (CI=true, as .ci/run sets it) every runner must build: fail the setup instead.
   [ "${CI:-}" = true ] && exit 1
   exit 0
@@ -58,6 +58,18 @@ if ! out=$(GOFLAGS=-mod=readonly nice "$GO" build -trimpath -o "$target.tmp" . 2
   absent "go build failed (is the Go module proxy reachable?): $(echo "$out" | tail -3 | tr '\n' ' ')"
 fi
 mv "$target.tmp" "$target"
+# Tools beside the runner, named outside cryptobench-runner-* so they are not taken for runners:
+# cmd/tlshs, the channel scenario's TLS handshake tool (Go's crypto/tls, classical and hybrid
+# post-quantum key exchange), and cmd/mlkembench, testing.B on crypto/mlkem for the PQ fidelity
+# check (make bench-fidelity-pq).
+for tool in tlshs mlkembench; do
+  exe=$dest/cryptobench-$tool
+  if ! out=$(GOFLAGS=-mod=readonly nice "$GO" build -trimpath -o "$exe.tmp" ./cmd/$tool 2>&1); then
+    rm -f "$exe.tmp" "$exe"
+    absent "go build ./cmd/$tool failed: $(echo "$out" | tail -3 | tr '\n' ' ')"
+  fi
+  mv "$exe.tmp" "$exe"
+done
 mkdir -p "$here/build" && echo "$GO" >"$here/build/go-path" # the toolchain `make test` uses
 "$target" list >/dev/null 2>&1 || absent "the built runner fails its list command"
 echo "go runner: built $target with $("$GO" version | cut -d' ' -f3)"

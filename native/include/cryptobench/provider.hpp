@@ -85,7 +85,11 @@ const Bytes& key_part(const KeyParts& key, const std::string& name);
 //  * derive, KDF: `in` is the password (PBKDF2, scrypt, Argon2id) or input keying material
 //    (HKDF); out receives Params::out_len bytes.
 // Returns the number of bytes written to out, or throws Error (including on a bad AEAD tag or
-// signature). `out` has room for len + 1024 bytes. Buffers may be misaligned on purpose.
+// signature). `out` has room for len + kOutRoom bytes. Buffers may be misaligned on purpose.
+// Room past `len` in every output buffer: the largest output the catalogue has beyond its input,
+// an SLH-DSA-*-256f signature (49,856 bytes; docs/post-quantum.md), with room to spare.
+constexpr size_t kOutRoom = 64 * 1024;
+
 class Operation {
  public:
   virtual ~Operation() = default;

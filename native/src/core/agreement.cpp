@@ -17,7 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr size_t kOutRoom = 1024;  // provider.hpp: out has room for len + 1024 bytes
 constexpr size_t kKdfOut = 32;
 constexpr size_t kShortMessage = 32;  // pk-encryption and KDF passwords use input[:32]
 

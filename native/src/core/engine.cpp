@@ -241,7 +241,7 @@ void OpenCase::compute_reference(Provider& provider, const Params& params, OpKin
   }
   auto fresh = provider.prepare(spec_.algorithm, op, params);
   auto once = [&] {
-    Bytes out(input.size() + 1024 + kSlack);
+    Bytes out(input.size() + kOutRoom + kSlack);
     out.resize(fresh->run(input.data(), input.size(), out.data()));
     return out;
   };
@@ -374,7 +374,7 @@ void OpenCase::open_public_key(Provider& provider, const AlgorithmInfo& info, Op
   if (op == OpKind::Verify) {
     // The signature every run() checks: this provider's own signature of the message.
     auto signer = provider.prepare(spec_.algorithm, OpKind::Sign, params);
-    Bytes sig(message.size() + 1024);
+    Bytes sig(message.size() + kOutRoom);
     sig.resize(signer->run(message.data(), message.size(), sig.data()));
     params.signature = sig;
     params.keypair = public_parts(info, params.keypair);
@@ -382,14 +382,14 @@ void OpenCase::open_public_key(Provider& provider, const AlgorithmInfo& info, Op
     params.keypair = public_parts(info, params.keypair);
   } else if (op == OpKind::Decrypt) {
     auto enc = provider.prepare(spec_.algorithm, OpKind::Encrypt, params);
-    input.resize(info.output_len + 1024);
+    input.resize(info.output_len + kOutRoom);
     input.resize(enc->run(message.data(), message.size(), input.data()));
   }
   if (op == OpKind::Decrypt)
     expected_ = message, ref_len_ = message.size(), deterministic_ = true;
   else
     compute_reference(provider, params, op, input);
-  allocate_buffers(input, 1024 + kSlack, false);
+  allocate_buffers(input, kOutRoom + kSlack, false);
   measure_heap_and_calibrate(provider, params, op);
 }
 

@@ -13,8 +13,6 @@ namespace cb {
 
 namespace {
 
-constexpr size_t kOutRoom = 1024;  // provider.hpp: out has room for len + 1024 bytes
-
 Bytes run_op(Operation& op, const Bytes& in) {
   Bytes out(in.size() + kOutRoom);
   const size_t n = op.run(in.data(), in.size(), out.data());
@@ -43,8 +41,14 @@ const char* private_part(const AlgorithmInfo& info) {
 }
 
 bool has_private(const AlgorithmInfo& info, const KeyParts& key) {
-  auto it = key.find(private_part(info));
-  return it != key.end() && !it->second.empty();
+  auto has = [&](const char* part) {
+    auto it = key.find(part);
+    return it != key.end() && !it->second.empty();
+  };
+  // A post-quantum key's private part is its seed, or the expanded key (docs/post-quantum.md).
+  const std::string& type = info.key_type;
+  const bool pq = type.rfind("ml-", 0) == 0 || type.rfind("slh-", 0) == 0;
+  return has(private_part(info)) || (pq && has("seed"));
 }
 
 bool offers(Provider& p, const std::string& algorithm) {

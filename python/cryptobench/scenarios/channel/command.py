@@ -131,6 +131,17 @@ def tls_part(db, run_id, ledger, pki, work, spec) -> None:
                 db.add_figures(
                     run_id, tls.measure(ledger, pki, work, cfg, spec["tls_window_s"], _ia32(accel))
                 )
+        kex_part(db, run_id, ledger, pki, work, spec)
+
+
+def kex_part(db, run_id, ledger, pki, work, spec) -> None:
+    """TLS 1.3 with classical and hybrid post-quantum key exchange (Go's crypto/tls; no
+    OpenSSL, so no accel setting)."""
+    from cryptobench.scenarios.channel import kex
+
+    for cfg in kex.grid(spec["quick"]):
+        _say(run_id, f"TLS 1.3 key exchange ({kex.STACK}): {cfg.group}, {cfg.cert} certificate")
+        db.add_figures(run_id, kex.measure(ledger, pki, work, cfg, spec["tls_window_s"]))
 
 
 def channel_parts(db, run_id, ledger, topo, pki, work, spec) -> None:

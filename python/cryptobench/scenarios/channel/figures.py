@@ -61,6 +61,43 @@ def tls_rows(figures: list[Figure]) -> list[list[str]]:
     return rows
 
 
+KEX_HEADERS = [
+    "certificate",
+    "group offered",
+    "negotiated",
+    "handshakes/s",
+    "per server CPU-s",
+    "per CPU-s (both ends)",
+    "ClientHello B",
+    "segments (MTU 1500)",
+    "client→server B",
+    "server→client B",
+]
+
+
+def kex_rows(figures: list[Figure]) -> list[list[str]]:
+    """TLS 1.3 by key exchange (kex.py): rate, CPU and the bytes of one handshake."""
+    rows = []
+    for f in ok(figures, "tls-kex", "handshakes/s"):
+        k = f.key
+        m = {
+            x: median_of(figures, x, k)
+            for x in (
+                "handshakes per server CPU-s",
+                "handshakes per CPU-s",
+                "ClientHello bytes",
+                "ClientHello segments at MTU 1500",
+                "client→server bytes",
+                "server→client bytes",
+            )
+        }
+        rows.append(
+            [k["cert"], k["group"], f.extra.get("negotiated", "?"), _g(f.median, ".0f")]
+            + [_g(v, ".0f") for v in m.values()]
+        )
+    return rows
+
+
 HANDSHAKE_HEADERS = [
     "certificate",
     "DH group",
@@ -239,6 +276,15 @@ def problems(figures: list[Figure]) -> list[str]:
 
 def summary(figures: list[Figure], spec: dict) -> str:
     lines: list[str] = []
+    if rows := kex_rows(figures):
+        lines += [
+            f"TLS 1.3 key exchange, classical against hybrid post-quantum (Go's crypto/tls, "
+            f"server and client processes on loopback, {spec.get('tls_window_s')} s each; "
+            "bytes of one full handshake; segments: TCP segments the ClientHello needs at "
+            "1448 payload bytes each):",
+            text_table(KEX_HEADERS, rows),
+            "",
+        ]
     if rows := tls_rows(figures):
         lines += [
             f"TLS on loopback (openssl s_server/s_time -new, {spec.get('tls_window_s')} s "

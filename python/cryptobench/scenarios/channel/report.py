@@ -8,11 +8,13 @@ from cryptobench.scenarios.channel.figures import (
     BREAK_EVEN_HEADERS,
     BULK_HEADERS,
     HANDSHAKE_HEADERS,
+    KEX_HEADERS,
     PREDICT_HEADERS,
     TLS_HEADERS,
     break_even_rows,
     bulk_rows,
     handshake_rows,
+    kex_rows,
     latency_table,
     predict_rows,
     problems,
@@ -53,6 +55,18 @@ def sections(figures: list[Figure], spec: dict) -> list[Section]:
             f"{spec.get('soft_ia32cap')} for every OpenSSL process. " + CPU_HOW
         )
         out.append(Section("channel-handshakes", "Handshakes and the server's CPU", body))
+    if kx := kex_rows(figures):
+        body = html_table(KEX_HEADERS, kx, numeric={3, 4, 5, 6, 7, 8, 9}) + how(
+            "Go's crypto/tls (cryptobench-tlshs): a server process and a client process on "
+            "loopback, each offering or accepting exactly one group ('default': Go's default "
+            "client, which sends an X25519MLKEM768 and an X25519 key share); full handshakes, "
+            "no tickets; server CPU from its /proc/PID/stat, the client's from wait4. Bytes: "
+            "one handshake as TCP payload, counted at the client when its handshake returns; "
+            "segments: the ClientHello's TCP segments at a 1500-byte MTU (1448 payload bytes "
+            "with the timestamps option Linux sends). No ML-DSA certificates: Go 1.26's "
+            "crypto/tls has none. "
+        )
+        out.append(Section("channel-kex", "TLS 1.3 key exchange: classical and hybrid PQ", body))
     pr, be = predict_rows(figures), break_even_rows(figures)
     if pr or be:
         body = html_table(PREDICT_HEADERS, pr, numeric={5, 6}) if pr else ""

@@ -1,0 +1,205 @@
+"""Post-quantum fidelity (issue 27, item 6): our figure for a post-quantum case beside the
+library's own benchmark, alternated (ours, theirs, ours, theirs, …) so drift on a shared machine
+hits both. A benchmark (`make bench-fidelity-pq`), never a test.
+
+* liboqs: its `speed_sig` (built by `make liboqs` beside the library, tests/speed_sig.c: the
+  mean µs of each operation over a fixed duration, one key, one message) against the native
+  `liboqs` provider's keygen / sign / verify of ML-DSA;
+* Go: testing.B timing crypto/mlkem directly (`cryptobench-mlkembench`, runners/go/cmd/
+  mlkembench: the median of 11 testing.B runs of 20 ms, the shape of our own figure) against the
+  Go runner's `go` provider's ML-KEM keygen / encaps / decaps.
+
+speed_sig reports one mean over its whole duration; on a loaded machine every preemption lands in
+that mean, while our figure is a median of samples, so there the ratio falls far below 1 for
+reasons of method, not of the code measured.
+
+The ratio is our median ns/op over theirs (below 1: we report the operation faster). The issue
+asks for 0.9–1.1 on a quiet machine.
+
+    python -m cryptobench.pq_fidelity [--rounds N] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptobench import versions
+
+SPEED_SIG_ROW = {"keygen": "keypair", "sign": "sign", "verify": "verify"}
+MESSAGE = 32  # bytes signed, as the suites do; speed_sig signs 50 bytes (its MESSAGE_LEN)
+
+
+@dataclass
+class Pair:
+    name: str
+    provider: str
+    algorithm: str
+    operation: str
+    ours: list[float] = field(default_factory=list)  # ns/op, one per round
+    theirs: list[float] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if not self.ours or not self.theirs:
+            return None
+        return statistics.median(self.ours) / statistics.median(self.theirs)
+
+
+def _bin(name: str) -> Path:
+    return Path(sys.prefix) / "bin" / name
+
+
+def our_ns_per_op(provider: str, algorithm: str, operations: list[str]) -> dict[str, float]:
+    """One `cryptobench run` of the provider's cases (the coordinator's gate first, as always):
+    operation -> median ns/op."""
+    kem = {"encaps", "decaps"} & set(operations)  # a KEM's cases take no input: size 0
+    ops = ", ".join(f'"{op}"' for op in operations)
+    # A suite of its own: the stock suites may not name this kind (docs/methodology.md, "Suites").
+    suite = (
+        f'description = "PQ fidelity"\n[[matrix]]\nproviders = ["{provider}"]\n'
+        f'algorithms = ["{algorithm}"]\noperations = [{ops}]\n'
+        f"sizes = [{0 if kem else MESSAGE}]\nmin_samples = 11\nmax_samples = 11\n"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run.json"
+        (Path(tmp) / "pq.toml").write_text(suite)
+        argv = [sys.executable, "-m", "cryptobench", "run", "--suite", str(Path(tmp) / "pq.toml")]
+        argv += ["--db", str(Path(tmp) / "r.db"), "--json-out", str(out)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
+        if done.returncode != 0 or not out.exists():
+            raise ValueError(f"cryptobench run: {(done.stderr or done.stdout).strip()[-300:]}")
+        results = json.loads(out.read_text())["results"]
+    got = {}
+    for r in results:
+        if r["provider"] != provider or r["algorithm"] != algorithm:
+            continue
+        if r["status"] != "ok":
+            raise ValueError(
+                f"{provider} {r['operation']} {algorithm}: {r['status']}: {r['reason']}"
+            )
+        got[r["operation"]] = r["median_ns"]
+    missing = [op for op in operations if op not in got]
+    if missing:
+        raise ValueError(f"{provider} measured no {', '.join(missing)} of {algorithm}")
+    return got
+
+
+def _on_our_cpu() -> None:
+    """The tools run on the CPU our runners pin themselves to by default (the last one)."""
+    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+
+
+def parse_speed(out: str, row: str) -> float:
+    """liboqs's speed_kem/speed_sig table: `name | iterations | total s | mean µs | …`."""
+    m = re.search(rf"^{re.escape(row)}\s*\|\s*\d+\s*\|\s*[\d.]+\s*\|\s*([\d.]+)", out, re.M)
+    if not m:
+        raise ValueError(f"no '{row}' row in liboqs's speed output")
+    return float(m.group(1)) * 1000
+
+
+def liboqs_ns_per_op(speed_sig: Path, oqs_name: str, seconds: int = 1) -> dict[str, float]:
+    done = subprocess.run(
+        [str(speed_sig), "--duration", str(seconds), oqs_name],
+        preexec_fn=_on_our_cpu,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise ValueError(f"speed_sig exited {done.returncode}: {done.stderr.strip()[:200]}")
+    return {op: parse_speed(done.stdout, row) for op, row in SPEED_SIG_ROW.items()}
+
+
+def go_ns_per_op(param: str, benchtime: str = "20ms") -> dict[str, float]:
+    done = subprocess.run(
+        [str(_bin("cryptobench-mlkembench")), "-param", param, "-benchtime", benchtime],
+        preexec_fn=_on_our_cpu,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise ValueError(f"cryptobench-mlkembench exited {done.returncode}: {done.stderr[:200]}")
+    return {k: v * 1.0 for k, v in json.loads(done.stdout).items() if k != "param"}
+
+
+def run(rounds: int = 5) -> list[Pair]:
+    liboqs = [
+        Pair(f"liboqs {op} ml-dsa-65", "liboqs", "ml-dsa-65", op)
+        for op in ("keygen", "sign", "verify")
+    ]
+    go = [
+        Pair(f"go {op} ml-kem-768", "go", "ml-kem-768", op) for op in ("keygen", "encaps", "decaps")
+    ]
+    record = versions.built().get("liboqs")
+    speed_sig = Path(record["home"]) / "prefix" / "bin" / "speed_sig" if record else None
+    if not speed_sig or not speed_sig.exists():
+        for p in liboqs:
+            p.error = "liboqs not built (make liboqs)"
+    if not _bin("cryptobench-mlkembench").exists():
+        for p in go:
+            p.error = "cryptobench-mlkembench not built (make setup builds it with the Go runner)"
+    groups = [
+        (liboqs, lambda: liboqs_ns_per_op(speed_sig, "ML-DSA-65")),
+        (go, lambda: go_ns_per_op("768")),
+    ]
+    for _ in range(rounds):
+        for group, theirs in groups:
+            live = [p for p in group if not p.error]
+            if not live:
+                continue
+            try:
+                ours = our_ns_per_op(
+                    live[0].provider, live[0].algorithm, [p.operation for p in live]
+                )
+                tool = theirs()
+            except (ValueError, subprocess.TimeoutExpired, OSError) as e:
+                for p in live:
+                    p.error = str(e)
+                continue
+            for p in live:
+                p.ours.append(ours[p.operation])
+                p.theirs.append(tool[p.operation])
+    return liboqs + go
+
+
+def table(pairs: list[Pair]) -> str:
+    lines = [f"{'pair':28} {'ours ns/op':>12} {'theirs ns/op':>13} {'ratio':>7}"]
+    for p in pairs:
+        if p.error:
+            lines.append(f"{p.name:28} {'-':>12} {'-':>13} {'-':>7}  {p.error}")
+            continue
+        o, t = statistics.median(p.ours), statistics.median(p.theirs)
+        lines.append(f"{p.name:28} {o:12.0f} {t:13.0f} {p.ratio:7.3f}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cryptobench.pq_fidelity", description=__doc__)
+    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
+    ap.add_argument("--json", type=Path, metavar="FILE", help="also write the pairs as JSON")
+    args = ap.parse_args(argv)
+    if not 1 <= args.rounds <= 50:
+        print("pq_fidelity: --rounds must be between 1 and 50", file=sys.stderr)
+        return 2
+    pairs = run(args.rounds)
+    print(table(pairs))
+    if args.json:
+        args.json.write_text(json.dumps([vars(p) | {"ratio": p.ratio} for p in pairs], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
