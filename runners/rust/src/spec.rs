@@ -71,7 +71,7 @@ pub fn parse_case(raw: &Value, where_: &str) -> Result<CaseSpec, SpecError> {
     let s = CaseSpec::deserialize(raw).map_err(|e| SpecError(format!("{where_}: {e}")))?;
     let info = find_algorithm(&s.algorithm);
     let (min, block) = info.map(|i| (i.min_size as u64, i.block_bytes as u64)).unwrap_or((0, 1));
-    let ops = ["encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive"];
+    let ops = ["encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive", "encaps", "decaps"];
     let checks = [
         (
             "provider",
@@ -164,9 +164,9 @@ pub fn make_input(kind: &str, n: usize, seed: u64) -> Vec<u8> {
     out
 }
 
-/// The case's own input: the message, or nothing for key generation and key agreement.
+/// The case's own input: the message, or nothing for key generation, key agreement and KEMs.
 pub fn case_input(spec: &CaseSpec, info: &AlgorithmInfo) -> Vec<u8> {
-    if spec.operation == "keygen" || info.kind == "key-agreement" {
+    if spec.operation == "keygen" || info.kind == "key-agreement" || info.kind == "kem" {
         return Vec::new();
     }
     make_input(&spec.input, spec.size as usize, spec.seed)

@@ -54,7 +54,9 @@ final class Protocol {
           "seed", "agreement", "cost", "inplace", "key_setup");
 
   static final List<String> OPERATIONS =
-      List.of("encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive");
+      List.of(
+          "encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive", "encaps",
+          "decaps");
 
   static JsonElement parseJson(String line) throws SpecError {
     try {
