@@ -536,6 +536,11 @@ final class JcaProvider implements CryptoProvider {
     AlgorithmInfo info = Types.findAlgorithm(alg);
     if (!offers(alg)) throw new Unsupported(name + " does not offer " + alg);
     if (!PqJca.isPostQuantum(info)) throw new Unsupported(alg + " has no seed");
-    return PqJca.fromSeed(jca, info, seed);
+    // a generator of its own: the shared one stays initialised with the system's randomness
+    KeyPairGenerator g =
+        instance(
+            List.of(info.name.toUpperCase(java.util.Locale.ROOT)),
+            n -> KeyPairGenerator.getInstance(n, prov(n, "KeyPairGenerator")));
+    return PqJca.fromSeed(g, info, seed);
   }
 }

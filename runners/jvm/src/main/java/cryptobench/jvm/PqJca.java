@@ -10,6 +10,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.security.KeyFactory;
+import java.security.KeyPairGenerator;
 import java.security.KeyPair;
 import java.security.PrivateKey;
 import java.security.Provider;
@@ -159,20 +160,19 @@ final class PqJca {
     return k;
   }
 
-  /** The key pair a seed gives: Bouncy Castle's private key from the seed, and its public key. */
-  static KeyParts fromSeed(List<Provider> jca, AlgorithmInfo info, byte[] seed) throws Exception {
-    KeyParts given = new KeyParts();
-    if (info.family.equals("slh-dsa"))
-      throw new Unsupported("the JCA derives no SLH-DSA key from SK.seed, SK.prf and PK.seed");
-    given.put("seed", seed);
-    String[] form = {""};
-    PrivateKey key = privateKey(jca, info, given, form);
-    byte[] pub;
-    if (key instanceof org.bouncycastle.jcajce.interfaces.MLKEMPrivateKey m) pub = m.getPublicKey().getPublicData();
-    else if (key instanceof org.bouncycastle.jcajce.interfaces.MLDSAPrivateKey m) pub = m.getPublicKey().getPublicData();
-    else throw new Unsupported("its " + info.name + " private key does not give its public key");
-    given.put("pub", pub);
-    return given;
+  /**
+   * The key pair a seed gives (FIPS 203/204/205 KeyGen_internal): the provider's own
+   * KeyPairGenerator, initialised with a SecureRandom that hands it the seed (ML-KEM d then z,
+   * ML-DSA ξ, SLH-DSA SK.seed, SK.prf, PK.seed: the order the standards draw them in) and fails if
+   * it asks for more. A generator that drew otherwise would give another public key, which the
+   * gate's known answer catches.
+   */
+  static KeyParts fromSeed(KeyPairGenerator g, AlgorithmInfo info, byte[] seed) throws Exception {
+    g.initialize(
+        new java.security.spec.NamedParameterSpec(info.name.toUpperCase(Locale.ROOT)), new GivenRandom(seed));
+    KeyParts k = export(info, g.generateKeyPair());
+    k.put("seed", seed);
+    return k;
   }
 
   /** A SecureRandom that hands out the given bytes once: an encapsulation's m for the KAT. */
