@@ -190,6 +190,14 @@ final class JcaProvider implements CryptoProvider {
     generator(info);
     Params p = new Params();
     p.keypair = TestKeys.get(info.keyType);
+    try {
+      keyFromSeedOrThrow(info, p.keypair.part("seed"));
+    } catch (UnsupportedOperationException | java.security.InvalidAlgorithmParameterException e) {
+      // ACCP's generators draw from AWS-LC, not from a SecureRandom: the gate could not check
+      // its key generation, so the algorithm is not offered (docs/runners.md).
+      return "its KeyPairGenerator derives no key from a given seed ("
+          + Types.message(e) + "), so the gate cannot check its key generation";
+    }
     if (info.kind.equals("kem")) {
       byte[] ct = Steps.runOnce(prepareOrThrow(info, "encaps", p), new byte[0], info.outputRoom());
       Steps.runOnce(prepareOrThrow(info, "decaps", p), Arrays.copyOf(ct, info.ciphertextBytes), 64);
@@ -536,6 +544,10 @@ final class JcaProvider implements CryptoProvider {
     AlgorithmInfo info = Types.findAlgorithm(alg);
     if (!offers(alg)) throw new Unsupported(name + " does not offer " + alg);
     if (!PqJca.isPostQuantum(info)) throw new Unsupported(alg + " has no seed");
+    return keyFromSeedOrThrow(info, seed);
+  }
+
+  private KeyParts keyFromSeedOrThrow(AlgorithmInfo info, byte[] seed) throws Exception {
     // a generator of its own: the shared one stays initialised with the system's randomness
     KeyPairGenerator g =
         instance(
