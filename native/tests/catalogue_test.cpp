@@ -19,7 +19,8 @@ json sha256_entry() {
           {"operations", {"hash"}}, {"key_bytes", 0},
           {"iv_bytes", 0},          {"block_bytes", 1},
           {"min_size", 0},          {"tag_bytes", 0},
-          {"output_bytes", 32},     {"family", "sha2"},
+          {"output_bytes", 32},     {"public_key_bytes", 0},
+          {"ciphertext_bytes", 0},  {"family", "sha2"},
           {"key_type", ""},         {"bits", 0},
           {"digest", ""},           {"description", "SHA-256 (FIPS 180-4)"}};
 }
@@ -43,6 +44,13 @@ TEST(CatalogueFile, TheEmbeddedFileIsTheCatalogue) {
   EXPECT_EQ(gcm->tag_len, 16u);
   EXPECT_EQ(gcm->family, "aes-gcm");
   EXPECT_EQ(operations_for(*gcm), (std::vector<OpKind>{OpKind::Encrypt, OpKind::Decrypt}));
+  const AlgorithmInfo* kem = find_algorithm("ml-kem-768");
+  ASSERT_NE(kem, nullptr);
+  EXPECT_EQ(kem->kind, Kind::Kem);
+  EXPECT_EQ(kem->public_key_len, 1184u);
+  EXPECT_EQ(kem->ciphertext_len, 1088u);
+  EXPECT_EQ(operations_for(*kem),
+            (std::vector<OpKind>{OpKind::Keygen, OpKind::Encaps, OpKind::Decaps}));
   const AlgorithmInfo* ed = find_algorithm("ed25519");
   ASSERT_NE(ed, nullptr);
   EXPECT_EQ(operations_for(*ed),

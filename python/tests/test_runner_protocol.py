@@ -158,7 +158,7 @@ RUNNERS = (
         unknown_variant=("go", "fast", "default, soft, noaesni"),
         served_variant=(
             "go-x=noaesni",
-            {"go": "noaesni", "go-x": "noaesni"},
+            {"go": "noaesni", "go-x": "noaesni", "circl": "noaesni"},
             ("go", "aes-256-gcm", "encrypt", 1024),
             ("go", "default"),
         ),

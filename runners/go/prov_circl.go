@@ -26,8 +26,14 @@ import (
 
 type circl struct{}
 
-func (circl) Name() string                { return "circl" }
-func (circl) CodePath() map[string]string { return map[string]string{"pq_key": "seed"} }
+func (circl) Name() string { return "circl" }
+
+// CodePath: CIRCL's assembly follows the CPU features the Go runtime detects (GODEBUG), as go's.
+func (circl) CodePath() map[string]string {
+	m := goCodePath()
+	m["pq_key"] = "seed"
+	return m
+}
 
 func (circl) Version() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -116,14 +122,15 @@ func (c circl) Prepare(alg, op string, p Params) (Op, error) {
 		return circlKEM(alg, s, op, p)
 	}
 	if d, ok := circlDSAs[alg]; ok {
-		return circlMLDSA(d, op, p)
+		return circlMLDSA(alg, d, op, p)
 	}
 	if id, ok := slhID(alg); ok {
-		return circlSLHDSA(id, op, p)
+		return circlSLHDSA(alg, id, op, p)
 	}
 	return nil, unsupported("circl does not offer %s", alg)
 }
 
+// keygenOp: the timed key generation, one fresh key pair exported to its parts.
 func keygenOp(c circl, alg string) Op {
 	return OpFunc(func(in, out []byte) ([]byte, error) {
 		_, err := c.GenerateKey(alg)
@@ -203,10 +210,10 @@ func circlKEM(alg string, s kem.Scheme, op string, p Params) (Op, error) {
 	return nil, unsupported("circl does not offer %s %s", alg, op)
 }
 
-func circlMLDSA(d circlDSA, op string, p Params) (Op, error) {
+func circlMLDSA(alg string, d circlDSA, op string, p Params) (Op, error) {
 	switch op {
 	case "keygen":
-		return OpFunc(func(in, out []byte) ([]byte, error) { return nil, nil }), nil
+		return keygenOp(circl{}, alg), nil
 	case "sign":
 		seed := p.Keypair["seed"]
 		if len(seed) != 32 {
@@ -230,10 +237,10 @@ func circlMLDSA(d circlDSA, op string, p Params) (Op, error) {
 	return nil, unsupported("circl does not offer ML-DSA %s", op)
 }
 
-func circlSLHDSA(id slhdsa.ID, op string, p Params) (Op, error) {
+func circlSLHDSA(alg string, id slhdsa.ID, op string, p Params) (Op, error) {
 	switch op {
 	case "keygen":
-		return OpFunc(func(in, out []byte) ([]byte, error) { return nil, nil }), nil
+		return keygenOp(circl{}, alg), nil
 	case "sign":
 		priv := slhdsa.PrivateKey{ID: id}
 		if err := priv.UnmarshalBinary(p.Keypair["priv"]); err != nil {

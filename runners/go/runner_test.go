@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -210,5 +212,49 @@ func TestTheHeapPassReportsTheResidentPeakOfAMemoryHardKDF(t *testing.T) {
 	}
 	if h.BytesPerOp < 32<<20 {
 		t.Errorf("bytes_per_op %.0f, want >= 32 MiB", h.BytesPerOp)
+	}
+}
+
+func TestPostQuantumKeyGenerationDoesTheWork(t *testing.T) {
+	// The timed keygen is the prepared operation, which writes nothing the check of the timed
+	// instance could compare: each one must generate a fresh key (it allocates its parts).
+	for _, p := range []Provider{goStd{}, circl{}} {
+		for _, alg := range []string{"ml-kem-768", "x25519mlkem768", "ml-dsa-65", "slh-dsa-sha2-128f"} {
+			op, err := p.Prepare(alg, "keygen", Params{})
+			var u *Unsupported
+			if errors.As(err, &u) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s %s: %v", p.Name(), alg, err)
+			}
+			if n := testing.AllocsPerRun(2, func() { _, _ = op.Run(nil, nil) }); n < 2 {
+				t.Errorf("%s %s keygen made %.0f allocations: it generates no key", p.Name(), alg, n)
+			}
+		}
+	}
+}
+
+func TestAKEMCaseMeasuresDecapsulationOfItsOwnCiphertext(t *testing.T) {
+	raw, err := os.ReadFile("../../vectors/keys.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Keys map[string]map[string]string }
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	keys := doc.Keys
+	key := msg{}
+	for k, v := range keys["ml-kem-768"] {
+		key[k] = v
+	}
+	params := msg{"keypair": key, "public": msg{"pub": keys["ml-kem-768"]["pub"]}}
+	for _, p := range []Provider{goStd{}, circl{}} {
+		c := openWithParams(t, p, CaseSpec{Operation: "decaps", Algorithm: "ml-kem-768"}, params)
+		if c.Status != statusOK || len(c.input) != 1088 || len(c.expected) != 32 || !c.deterministic {
+			t.Errorf("%s: %s %q input %d expected %d", p.Name(), c.Status, c.Reason, len(c.input),
+				len(c.expected))
+		}
 	}
 }

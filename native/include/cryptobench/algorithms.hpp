@@ -70,6 +70,8 @@ const AlgorithmInfo* find_algorithm(const std::string& name);
 // has keygen.
 std::vector<OpKind> operations_for(const AlgorithmInfo& info);
 bool is_public_key(Kind kind);
+// ML-KEM, X25519MLKEM768, ML-DSA and SLH-DSA (docs/post-quantum.md).
+bool is_post_quantum(const AlgorithmInfo& info);
 const char* to_string(OpKind op);
 const char* to_string(Kind kind);
 // Throws std::invalid_argument for an unknown name.

@@ -123,6 +123,10 @@ bool is_public_key(Kind kind) {
          kind == Kind::KeyAgreement || kind == Kind::Kem;
 }
 
+bool is_post_quantum(const AlgorithmInfo& info) {
+  return info.kind == Kind::Kem || info.family == "ml-dsa" || info.family == "slh-dsa";
+}
+
 const char* to_string(OpKind op) {
   switch (op) {
     case OpKind::Encrypt:
