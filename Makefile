@@ -1,5 +1,6 @@
-# cryptobench: `make setup` installs what the project needs and builds it; `make test` runs every
-# test; `make demo` runs the quick suite and writes an HTML report.
+# cryptobench: `make setup` installs everything the project needs (every part's packages) and
+# builds it; `make test` runs every test; `make demo` installs and builds only what the default
+# suite and its report need (mk/demo.mk), runs it and writes an HTML report.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
@@ -7,54 +8,79 @@ BUILD    ?= native/build
 VENV     ?= .venv
 PY       := $(VENV)/bin/python
 JOBS     ?= $(shell nproc)
-SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Debian 12 packages: toolchain, the nine crypto libraries' development files, test and lint tools.
-APT_PACKAGES := build-essential cmake pkg-config ninja-build python3 python3-venv python3-dev \
-  nlohmann-json3-dev googletest libgtest-dev clang-format gnupg \
-  libssl-dev openssl libgcrypt20-dev libbotan-2-dev libcrypto++-dev libsodium-dev nettle-dev \
-  libmbedtls-dev libwolfssl-dev libgnutls28-dev
+# Debian 12 packages, by part (`make apt-PART` installs APT_PART): the toolchain (which the
+# runners need), what the native build needs besides (the nine crypto libraries' development
+# files; ccache, which makes rebuilds cheap, in other checkouts too), and the native tests' and
+# lint's tools. `make demo` installs build and libs only; on a machine that has the toolchain
+# the runners then build while apt-libs downloads and installs.
+APT_build := build-essential cmake pkg-config ninja-build python3 python3-venv python3-dev
+APT_libs := nlohmann-json3-dev libssl-dev openssl libgcrypt20-dev libbotan-2-dev libcrypto++-dev \
+  libsodium-dev nettle-dev libmbedtls-dev libwolfssl-dev libgnutls28-dev ccache
+APT_test := googletest libgtest-dev clang-format
+APT_PACKAGES := $(APT_build) $(APT_libs) $(APT_test)
 
-.PHONY: help setup apt native venv test test-native test-python lint format demo clean
+.PHONY: help setup setup-demo apt native venv venv-python test test-native test-python lint format demo clean
 
 # Each further part of the project (a runner under runners/, a scenario's system packages) brings
 # its own mk/<part>.mk, which appends to these instead of editing this file:
-#   APT_PACKAGES += …        Debian packages it needs
+#   APT_PART := …            Debian packages it needs (`make apt-PART` installs them), and
+#   APT_PACKAGES += $(APT_PART)   so that `make setup` installs them too
 #   SETUP_TARGETS += …       targets `make setup` runs after the native build and .venv
 #   TEST_TARGETS += …        targets `make test` runs after the native and Python tests
+#   DEMO_TARGETS += …        targets `make demo` runs besides the native build (mk/demo.mk)
 SETUP_TARGETS :=
 TEST_TARGETS :=
+DEMO_TARGETS :=
+# Each phase of a build prints when it started and how long it took (mk/phase.sh), counted
+# from the start of the outermost make (CB_T0).
+PHASE := bash mk/phase.sh
+ifndef CB_T0
+CB_T0 := $(shell date +%s)
+endif
+export CB_T0
 include $(sort $(wildcard mk/*.mk))
 
 help:
-	@echo "make setup   install Debian packages, build the native runner, create .venv"
-	@echo "make demo    setup, then run the default suite (SUITE=quick for seconds) and write report.html"
+	@echo "make demo    install and build what the default suite needs, run it (SUITE=quick for seconds), write report.html"
+	@echo "make setup   install every part's Debian packages, build the native runner, .venv and every runner"
+	@echo "make apt-PART  one part's Debian packages (a scenario names its own: apt-channel, apt-storage, ...)"
 	@echo "make test    setup, then native tests, Python tests and lint checks"
 	@echo "make fuzz-cli  the command-line property test with many examples (minutes)"
 
 setup: apt native venv $(SETUP_TARGETS)
+setup-demo: venv $(DEMO_TARGETS)
 
-# Skips apt when every package is already installed (no root needed then).
+# mk/apt-install.sh installs those of a phase's packages that are not installed yet.
 apt:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
-	    | grep -q '^install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:" $$missing; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	@bash mk/apt-install.sh apt $(APT_PACKAGES)
 
-# ccache, where installed, makes rebuilds in several checkouts cheap; the build does not need it.
-CCACHE := $(shell command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# One part's packages: apt-build, apt-libs, apt-test, apt-channel, … (not .PHONY, so that a
+# rule without a recipe can give one of them a prerequisite: apt-libs waits for apt-build).
+apt-%:
+	@$(if $(APT_$*),bash mk/apt-install.sh apt-$* $(APT_$*),echo "make: no part '$*' (no APT_$*)" >&2; exit 2)
+apt-libs: apt-build
 
-native:
-	cmake -S native -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CCACHE)
-	cmake --build $(BUILD) -j $(JOBS)
+# ccache, where installed (APT_libs), makes rebuilds cheap, in other checkouts too: paths under
+# this checkout are hashed relative to it. Looked up when the recipe runs (apt-libs may have
+# just installed it); the build does not need it.
+CCACHE = $$(command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 
-venv: native
-	@[ -x $(PY) ] || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+# NATIVE_TESTS=OFF (make demo) leaves the GoogleTest suites out of the native build.
+NATIVE_TESTS ?= ON
+native: apt-libs
+	@$(PHASE) native bash -c 'cmake -S native -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCB_BUILD_TESTS=$(NATIVE_TESTS) $(CCACHE) && cmake --build $(BUILD) -j $(JOBS)'
+
+# .venv and the package; VENV_EXTRAS= (make demo) leaves out the test tools.
+VENV_EXTRAS ?= [dev]
+venv-python: apt-build
+	@$(PHASE) venv bash -c '{ [ -x $(PY) ] || python3 -m venv $(VENV); } && \
+	  $(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q -e ".$(VENV_EXTRAS)"'
+
+venv: native venv-python
 	cmake --install $(BUILD) --prefix $(VENV) >/dev/null
 
 test: setup test-native test-python $(TEST_TARGETS) lint
@@ -74,14 +100,6 @@ format:
 	$(VENV)/bin/ruff format python
 	$(VENV)/bin/ruff check --fix python
 	clang-format -i $$(git ls-files 'native/*.cpp' 'native/*.hpp')
-
-# The main job: a real benchmark of the default suite (about 1-3 minutes on 2 cores) and its
-# report. `make demo SUITE=quick` takes seconds.
-SUITE ?= default
-demo: setup
-	$(VENV)/bin/cryptobench run --suite $(SUITE) --report report.html
-	@echo "report: $$(pwd)/report.html"
-	@echo "serve the store as a web page: $(VENV)/bin/cryptobench serve   (then http://127.0.0.1:8350/)"
 
 clean:
 	rm -rf $(BUILD)

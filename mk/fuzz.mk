@@ -2,7 +2,8 @@
 # parsers, the header, the token and the decrypt path, built with clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer into native/build-fuzz. `make test` runs each for FUZZ_SECONDS on a
 # copy of its seed corpus (about a minute in all); `make fuzz-long` for as long as you like.
-APT_PACKAGES += clang libclang-rt-14-dev
+APT_fuzz := clang libclang-rt-14-dev
+APT_PACKAGES += $(APT_fuzz)
 TEST_TARGETS += fuzz-short
 
 FUZZ_BUILD ?= native/build-fuzz

@@ -2,12 +2,13 @@
 # `make setup` builds .venv/bin/cryptobench-runner-go; without Go or the module proxy it prints why
 # and the Go providers are absent (runners/go/build.sh never fails setup).
 SETUP_TARGETS += runner-go
+DEMO_TARGETS += runner-go
 TEST_TARGETS += test-runner-go
 
 .PHONY: runner-go test-runner-go bench-go
 
-runner-go: venv
-	@bash runners/go/build.sh $(abspath $(VENV))/bin
+runner-go: apt-build
+	@$(PHASE) runner-go bash runners/go/build.sh $(abspath $(VENV))/bin
 
 # go vet and the Go unit tests, when the runner was built (the protocol tests are in
 # python/tests/test_runner_protocol.py and test_runner_go.py, run with the other Python tests).

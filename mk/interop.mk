@@ -1,2 +1,3 @@
 # `cryptobench import` reads these tools' output; its tests run the real tools.
-APT_PACKAGES += botan hyperfine
+APT_interop := botan hyperfine
+APT_PACKAGES += $(APT_interop)

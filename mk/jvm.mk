@@ -7,8 +7,8 @@ SETUP_TARGETS += runner-jvm
 
 .PHONY: runner-jvm bench-jvm
 
-runner-jvm: venv
-	@bash runners/jvm/build.sh $(abspath $(VENV))/bin
+runner-jvm: apt-build
+	@$(PHASE) runner-jvm bash runners/jvm/build.sh $(abspath $(VENV))/bin
 
 # Fidelity: the engine's loop against JMH on the reference cases (ratio 0.9-1.1).
 bench-jvm:

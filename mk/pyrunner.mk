@@ -4,11 +4,12 @@
 # providers are absent (runners/python/build.sh never fails setup). Its tests
 # (python/tests/test_runner_protocol.py, test_runner_python.py) run with the other Python tests.
 SETUP_TARGETS += runner-python
+DEMO_TARGETS += runner-python
 
 .PHONY: runner-python bench-python
 
-runner-python: venv
-	@bash runners/python/build.sh $(abspath $(VENV))/bin
+runner-python: apt-build
+	@$(PHASE) runner-python bash runners/python/build.sh $(abspath $(VENV))/bin
 
 # Fidelity: the engine's loop against timeit on the reference cases (ratio 0.9-1.1).
 bench-python:

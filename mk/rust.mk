@@ -2,12 +2,17 @@
 # builds .venv/bin/cryptobench-runner-rust; without cargo or crates.io it prints why and the Rust
 # providers are absent (runners/rust/build.sh never fails setup).
 SETUP_TARGETS += runner-rust
+DEMO_TARGETS += runner-rust
 TEST_TARGETS += test-runner-rust
 
 .PHONY: runner-rust test-runner-rust bench-rust
 
-runner-rust: venv
-	@bash runners/rust/build.sh $(abspath $(VENV))/bin
+# Cargo's target directory, outside the clone and shared by every checkout on the machine: a
+# second clone reuses the dependencies' builds (runners/rust/build.sh).
+export RUST_TARGET_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cryptobench/rust-target
+
+runner-rust: apt-build
+	@$(PHASE) runner-rust bash runners/rust/build.sh $(abspath $(VENV))/bin
 
 # rustfmt's check (where rustfmt is installed) and the Rust unit tests, when the runner was built (the protocol tests are in
 # python/tests/test_runner_protocol.py and test_runner_rust.py, run with the other Python tests).
@@ -15,7 +20,7 @@ test-runner-rust:
 	@if [ -x $(VENV)/bin/cryptobench-runner-rust ] && [ -f runners/rust/build/cargo-path ]; then \
 	  cargo=$$(cat runners/rust/build/cargo-path) && cd runners/rust && \
 	  { ! "$$cargo" fmt --version >/dev/null 2>&1 || "$$cargo" fmt --check; } && \
-	  nice "$$cargo" test --release --locked -q; \
+	  CARGO_TARGET_DIR=$(RUST_TARGET_DIR) nice "$$cargo" test --release --locked -q; \
 	elif [ "$$CI" = true ]; then echo "rust runner absent: CI=true needs every runner" >&2; exit 1; \
 	else echo "rust runner absent: Rust tests skipped"; fi
 

@@ -1,4 +1,5 @@
 # The storage scenario: FUSE and the encrypted file systems it measures, the block-level
 # stand-in (LUKS through nbdkit), and the workload tools.
-APT_PACKAGES += fuse3 gocryptfs encfs cryfs securefs fscrypt rclone qemu-utils nbdkit libnbd-bin \
+APT_storage := fuse3 gocryptfs encfs cryfs securefs fscrypt rclone qemu-utils nbdkit libnbd-bin \
   fio bonnie++
+APT_PACKAGES += $(APT_storage)

@@ -1,9 +1,12 @@
 // cryptobench-encfile: the program the `process` scenario measures as a whole process. It does
 // what a user's program that encrypts a file does: read the file in chunks, encrypt each chunk
 // with the chosen library (through the same provider adapters the benchmark core uses), write
-// the ciphertext to a file; or read such a file back and decrypt it.
+// the ciphertext to a file; or read such a file back and decrypt it; or both in one execution,
+// as EvalMe (paper 004) timed them: encrypt --in to --out, then decrypt --out to --back.
 //
 //   cryptobench-encfile encrypt|decrypt --provider P --algorithm A --in FILE --out FILE
+//                       [--chunk BYTES] [--variant V]
+//   cryptobench-encfile roundtrip --provider P --algorithm A --in FILE --out FILE --back FILE
 //                       [--chunk BYTES] [--variant V]
 //
 // File format: "CBENC1" magic, then the chunk size and the plaintext length (8 bytes each,
@@ -127,7 +130,9 @@ void decrypt(cb::Provider& p, const cb::AlgorithmInfo& info, std::istream& in, s
 int usage(const std::string& why) {
   std::cerr << "cryptobench-encfile: " << why
             << "\nusage: cryptobench-encfile encrypt|decrypt --provider P --algorithm A --in FILE "
-               "--out FILE [--chunk BYTES] [--variant V]\n";
+               "--out FILE [--chunk BYTES] [--variant V]\n"
+               "       cryptobench-encfile roundtrip ... --out FILE --back FILE (encrypt, then "
+               "decrypt the result)\n";
   return kUsage;
 }
 
@@ -136,18 +141,21 @@ int usage(const std::string& why) {
 int main(int argc, char** argv) {
   if (argc < 2) return usage("missing encrypt or decrypt");
   const std::string mode = argv[1];
-  if (mode != "encrypt" && mode != "decrypt") return usage("unknown mode '" + mode + "'");
+  if (mode != "encrypt" && mode != "decrypt" && mode != "roundtrip")
+    return usage("unknown mode '" + mode + "'");
   std::map<std::string, std::string> opt{{"--chunk", "65536"}, {"--variant", "default"}};
   for (int i = 2; i < argc; i += 2) {
     const std::string key = argv[i];
     if (i + 1 >= argc) return usage(key + " needs a value");
     if (key != "--provider" && key != "--algorithm" && key != "--in" && key != "--out" &&
-        key != "--chunk" && key != "--variant")
+        key != "--chunk" && key != "--variant" && key != "--back")
       return usage("unknown option " + key);
     opt[key] = argv[i + 1];
   }
   for (const char* required : {"--provider", "--algorithm", "--in", "--out"})
     if (!opt.count(required)) return usage(std::string("missing ") + required);
+  if ((mode == "roundtrip") != (opt.count("--back") == 1))
+    return usage(mode == "roundtrip" ? "roundtrip needs --back" : "--back is for roundtrip");
   size_t chunk = 0;
   try {
     chunk = std::stoul(opt["--chunk"]);
@@ -169,16 +177,25 @@ int main(int argc, char** argv) {
     if (!in) throw Failure{kIo, "cannot open " + opt["--in"]};
     std::ofstream out(opt["--out"], std::ios::binary | std::ios::trunc);
     if (!out) throw Failure{kIo, "cannot create " + opt["--out"]};
-    if (mode == "encrypt") {
+    if (mode == "decrypt") {
+      decrypt(*p, *info, in, out);
+    } else {
       in.seekg(0, std::ios::end);
       const auto total = static_cast<uint64_t>(in.tellg());
       in.seekg(0);
       encrypt(*p, *info, in, out, chunk, total);
-    } else {
-      decrypt(*p, *info, in, out);
     }
     out.close();
     if (!out) throw Failure{kIo, "cannot write " + opt["--out"]};
+    if (mode == "roundtrip") {  // the same process decrypts what it has just written
+      std::ifstream ct(opt["--out"], std::ios::binary);
+      if (!ct) throw Failure{kIo, "cannot open " + opt["--out"]};
+      std::ofstream back(opt["--back"], std::ios::binary | std::ios::trunc);
+      if (!back) throw Failure{kIo, "cannot create " + opt["--back"]};
+      decrypt(*p, *info, ct, back);
+      back.close();
+      if (!back) throw Failure{kIo, "cannot write " + opt["--back"]};
+    }
   } catch (const Failure& f) {
     std::cerr << "cryptobench-encfile: " << f.message << "\n";
     return f.status;

@@ -15,7 +15,6 @@ library version or code path).
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import false_discovery_control, mannwhitneyu
 
 from cryptobench import stats
 from cryptobench.analysis import CaseResult, RunResults
@@ -100,6 +99,9 @@ def compare_runs(
             out.append(c)
             tested.append(c)
     if tested:
+        from scipy.stats import false_discovery_control  # imported here: scipy.stats is most of
+        # the command line's start-up time, and most commands never compare
+
         qs = false_discovery_control([max(min(c.p, 1.0), 0.0) for c in tested], method="bh")
         for c, q in zip(tested, qs, strict=True):
             c.q = float(q)
@@ -186,6 +188,8 @@ def changes(
     verdict other than `same` needs q < alpha, so the interval is only drawn for those cases:
     the verdicts are compare_runs's, and a run of 3,000 cases costs a few hundred intervals
     instead of 3,000."""
+    from scipy.stats import false_discovery_control, mannwhitneyu  # see compare_runs
+
     keys = [k for k in a if k in b and a[k].size and b[k].size]
     if not keys:
         return []

@@ -239,7 +239,7 @@ def check(
     results = [PairResult(p) for p in pairs]
     for r in results:
         if shutil.which(r.pair.tool[0]) is None:
-            r.error = f"{r.pair.tool[0]} is not installed (make setup installs it: mk/fidelity.mk)"
+            r.error = f"{r.pair.tool[0]} is not installed (`make apt-fidelity` installs it)"
     for _ in range(rounds):
         for r in results:
             if r.error:

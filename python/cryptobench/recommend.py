@@ -40,6 +40,40 @@ KINDS: tuple[tuple[str, str | None, str], ...] = (
 SYMMETRIC = ("cipher", "aead", "hash", "mac")
 
 
+@dataclass(frozen=True)
+class Timing:
+    """What a `cryptobench leaks` run said about one provider's algorithm (docs/leaks.md)."""
+
+    verdict: str  # leak | no-leak | inconclusive
+    detail: str
+    run: int
+
+    @property
+    def text(self) -> str:
+        return f"{self.verdict} (leaks run {self.run})"
+
+
+def constant_time(figures: list, run_id: int) -> dict[tuple[str, str], Timing]:
+    """(provider, algorithm) -> its timing verdict in a leaks run's figures: leak when any of
+    its comparisons (A/A controls aside) is one, no-leak when all are, else inconclusive."""
+    found: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for f in figures:
+        if f.metric != "median difference" or f.status != "ok" or f.extra.get("control"):
+            continue
+        key = (f.key["provider"], f.key["algorithm"])
+        found.setdefault(key, []).append((f.extra["verdict"], f.extra.get("detail", "")))
+    out = {}
+    for key, verdicts in found.items():
+        leaks = [d for v, d in verdicts if v == "leak"]
+        if leaks:
+            out[key] = Timing("leak", leaks[0], run_id)
+        elif all(v == "no-leak" for v, _ in verdicts):
+            out[key] = Timing("no-leak", verdicts[0][1], run_id)
+        else:
+            out[key] = Timing("inconclusive", verdicts[0][1], run_id)
+    return out
+
+
 @dataclass
 class Choice:
     kind: str  # a KINDS name
@@ -50,6 +84,7 @@ class Choice:
     note: str = ""  # why nothing qualifies, or what to read the figure with
     tied: list[CaseResult] = field(default_factory=list)  # as fast, within the noise
     runner_up: CaseResult | None = None  # the next fastest qualifying case
+    timing: Timing | None = None  # the chosen case's constant-time verdict, where tested
 
     @property
     def figure(self) -> float | None:
@@ -65,6 +100,7 @@ class Recommendation:
     year: int
     requested_size: int
     choices: list[Choice] = field(default_factory=list)
+    leaks: dict[tuple[str, str], Timing] = field(default_factory=dict)
 
 
 def recommend(
@@ -73,13 +109,18 @@ def recommend(
     size: int = DEFAULT_SIZE,
     year: int | None = None,
     noise: float = DEFAULT_NOISE,
+    leaks: dict[tuple[str, str], Timing] | None = None,
+    avoid_leaky: bool = False,
 ) -> Recommendation:
     """`noise`: the machine's run-to-run noise (noise.py); two providers whose confidence
-    intervals overlap or whose medians differ by less than it are tied, not ranked."""
+    intervals overlap or whose medians differ by less than it are tied, not ranked. `leaks`:
+    the verdicts of a leaks run (constant_time), shown beside each choice; `avoid_leaky` passes
+    over every case that run found leaky."""
+    leaks = leaks or {}
     year = year or security.current_year()
     check_level(level)
     levels = security.levels()
-    rec = Recommendation(results, level, year, size)
+    rec = Recommendation(results, level, year, size, leaks=leaks)
     # What a user can deploy: a library's own configuration, not a variant with acceleration
     # switched off (a noise win of `botan/noaesni` is no recommendation); never the null
     # provider, which measures the harness, not a library.
@@ -93,6 +134,13 @@ def recommend(
         if not qualifying:
             rec.choices.append(Choice(name, None, note=why))
             continue
+        passed_over = []
+        if avoid_leaky:
+            passed_over = [c for c in qualifying if _timing(leaks, c, "leak")]
+            qualifying = [c for c in qualifying if c not in passed_over]
+            if not qualifying:
+                rec.choices.append(Choice(name, None, note="every qualifying case was found leaky"))
+                continue
         at = None
         if name in SYMMETRIC:
             at = _nearest(sorted({c.size for c in qualifying}), size)
@@ -117,12 +165,20 @@ def recommend(
                 + ", ".join(f"{c.label} {c.algorithm_label}" for c in tied)
                 + f" (intervals overlap or within the {noise:.0%} noise)"
             )
+        if passed_over:
+            leaky = sorted({f"{c.label} {c.algorithm_label}" for c in passed_over})
+            notes.append("passed over as leaky: " + ", ".join(leaky))
         note = "; ".join(notes)
         rec.choices.append(
             Choice(name, best, levels.get(best.algorithm), at, len(qualifying), note, tied,
-                   runner_up)
+                   runner_up, leaks.get((best.provider, best.algorithm)))
         )  # fmt: skip
     return rec
+
+
+def _timing(leaks: dict[tuple[str, str], Timing], c: CaseResult, verdict: str) -> bool:
+    found = leaks.get((c.provider, c.algorithm))
+    return found is not None and found.verdict == verdict
 
 
 def check_level(level: int) -> None:
@@ -245,6 +301,15 @@ def to_json(rec: Recommendation) -> dict[str, Any]:
                     for t in ch.tied
                 ],
                 "documents": statuses(ch.rating, rec.year),
+                "constant_time": (
+                    {
+                        "verdict": ch.timing.verdict,
+                        "detail": ch.timing.detail,
+                        "leaks_run": ch.timing.run,
+                    }
+                    if ch.timing
+                    else None
+                ),
             }
         rows.append(row)
     return {
@@ -266,12 +331,33 @@ def figure_text(kind: str, c: CaseResult) -> str:
     return ("~" if c.unstable else "") + text
 
 
+# The report's answer table (report.answer) and, without the note, the one `run` prints.
+ANSWER_COLUMNS = ("kind", "choice", "figure", "runner-up", "note")
+
+
+def answer_rows(rec: Recommendation) -> list[list[str]]:
+    rows = []
+    for ch in rec.choices:
+        c, up = ch.case, ch.runner_up
+        rows.append(
+            [
+                ch.kind,
+                f"{c.algorithm_label}, {c.label}" if c else "-",
+                figure_text(ch.kind, c) if c else "-",
+                f"{up.algorithm_label}, {up.label}: {figure_text(ch.kind, up)}" if up else "-",
+                ch.note,
+            ]
+        )
+    return rows
+
+
 def text_rows(rec: Recommendation) -> list[list[str]]:
     rows = []
     for ch in rec.choices:
         c = ch.case
+        timing = [] if not rec.leaks else [ch.timing.text if ch.timing else "not tested"]
         if c is None:
-            rows.append([ch.kind, "-", "-", "-", "-", "-", ch.note])
+            rows.append([ch.kind, "-", "-", "-", "-", "-", *(["-"] if rec.leaks else []), ch.note])
             continue
         figure = figure_text(ch.kind, c)
         st = statuses(ch.rating, rec.year)
@@ -284,6 +370,7 @@ def text_rows(rec: Recommendation) -> list[list[str]]:
                 figure,
                 str(ch.rating.strength) if ch.rating else "?",
                 docs,
+                *timing,
                 ch.note,
             ]
         )

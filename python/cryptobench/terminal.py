@@ -54,6 +54,19 @@ def plan_text(the_plan: plan.Plan) -> str:
     )
 
 
+def answer_text(results: analysis.RunResults) -> str:
+    """The report's answer table (what `recommend` picks per kind of primitive at 128 bits, its
+    figure and the runner-up), for the terminal: a run prints it as soon as it ends, before it
+    writes the report. The notes (ties within the noise) are in the report and `recommend`."""
+    from cryptobench import recommend
+
+    rec = recommend.recommend(results, level=128, size=recommend.DEFAULT_SIZE)
+    rows = [row[:4] for row in recommend.answer_rows(rec)]
+    return "the answer, fastest at 128 bits (the report's first table):\n" + text_table(
+        list(recommend.ANSWER_COLUMNS[:4]), rows
+    )
+
+
 def run_summary(results: analysis.RunResults) -> str:
     """Throughput of the primary operation of each symmetric algorithm at its largest size, and
     operations per second of every public-key and KDF case, per provider."""

@@ -148,3 +148,15 @@ def test_a_locked_database_names_the_file(capsys, db, monkeypatch, tmp_path):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_every_command_prints_its_help(capsys):
+    """--help of every command is text, not a traceback (a bare % in a help string broke
+    `cryptobench compare --help`)."""
+    import argparse
+
+    from cryptobench.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name, parser in commands.choices.items():
+        assert parser.format_help().startswith(f"usage: cryptobench {name}"), name

@@ -137,10 +137,12 @@ GUARDED = {
     "storage": ["--systems", ""],
     "channel": ["--window", "0"],
     "process": ["--runs", "0"],
+    "leaks": ["--rounds", "0"],
     "scenario config": ["--runs", "0"],
     "scenario storage": ["--size", ""],
     "scenario channel": ["--parts", ""],
     "scenario process": ["--sizes", ""],
+    "scenario leaks": ["--rounds", "0"],
 }
 
 

@@ -12,6 +12,8 @@ from jsonschema import Draft202012Validator
 from protocol_schema import REPO, check, problems, schema
 from runner_harness import MATERIAL, Served, capabilities, run, tiny_case
 
+from cryptobench import plan, runner
+
 DOC = (REPO / "docs" / "protocol.md").read_text()
 SERVE = "`serve`: a runner kept alive for interleaving"
 
@@ -114,7 +116,7 @@ def test_every_json_example_of_the_document_fits_the_schema():
             "samples",
         ),
         ({"type": "error", "message": "two\nlines"}, "reply", "does not match"),
-        ({"type": "done", "cases": 1, "ok": 1, "failed": 0}, "reply", "'unsupported'"),
+        ({"type": "done", "ok": -1, "max_rss_kb": 9}, "reply", "less than the minimum"),
         ({"type": "hello", "schema": 2}, "reply", "1 was expected"),
         ({"type": "case", "id": "a", "status": "maybe", "reason": ""}, "reply", "'maybe'"),
         ({"type": "verdict"}, "reply", "'verdict' is not one of"),
@@ -206,3 +208,12 @@ def test_every_line_of_a_native_check_fits_the_schema(native_runner):
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert {line["type"] for line in lines} == {"check", "done"}
+
+
+@pytest.mark.parametrize("name", ["quick", "default", "full"])
+def test_every_case_the_coordinator_sends_fits_the_case_spec(native_runner, name):
+    """Runners the coordinator drives decode a case without checking it field by field
+    (docs/protocol.md, "Who checks a case"): what the plan sends must already be valid."""
+    p = plan.expand(plan.load_suite(name), runner.list_capabilities(native_runner))
+    for i, case in enumerate(p.cases):
+        check(case.to_protocol(f"c{i}"), "case_spec")

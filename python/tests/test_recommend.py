@@ -230,3 +230,19 @@ def test_a_strict_verifier_beats_a_faster_lax_one(tmp_path):
     )
     got = by_kind(recommend.recommend(analysis.load(db, run_id), year=2026))["signature verify"]
     assert got.case.label == "slow" and "lax verifiers passed over" in got.note
+
+
+def test_a_run_prints_the_reports_answer_table(results):
+    """`cryptobench run` prints this as soon as the run ends (issue 31): the report's answer, the
+    same choice per kind as the HTML report's first table."""
+    from cryptobench import report, terminal
+
+    text = terminal.answer_text(results)
+    html = report.answer(results).html
+    for kind, choice, figure, _up, _note in recommend.answer_rows(
+        recommend.recommend(results, level=128, size=recommend.DEFAULT_SIZE)
+    ):
+        lines = [ln for ln in text.splitlines() if ln.startswith(kind + " ")]
+        assert any(choice in ln and figure in ln for ln in lines), (kind, choice)
+        assert choice in html
+    assert "des-ede3-cbc" not in text  # fastest, but disallowed: never the answer

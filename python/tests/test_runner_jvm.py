@@ -44,7 +44,7 @@ def test_list_records_the_jdk_and_why_a_provider_did_not_load(caps):
 def test_a_jca_provider_without_blake2_refuses_it_by_name(jvm_runner):
     with Served(jvm_runner) as served:
         blake = served.send({"cmd": "open", "case": tiny_case("sunjce", "blake2b-512", "hash", 64)})
-        assert served.close()["unsupported"] == 1
+        served.close()
     assert blake["status"] == "unsupported" and "BLAKE2B-512" in blake["reason"]
 
 
@@ -132,6 +132,6 @@ def test_a_key_setup_case_times_cipher_init_alone(jvm_runner):
         )
     assert result["key_setup"] is True and result["gate"]["kat"].startswith("passed")
     assert result["gate"]["timed"] == "canaries intact (key setup writes no output)"
-    assert result["summary"]["median_ns"] > 0
+    assert result["samples"] and all(s["ns"] > 0 for s in result["samples"])
     assert hashed["type"] == "error" and "ciphers and AEADs only" in hashed["message"]
     assert sized["type"] == "error" and "size must be 0" in sized["message"]

@@ -317,7 +317,10 @@ def test_a_provider_offers_its_core_algorithms_with_the_native_operations(
     offered = {a["name"] for a in entry["algorithms"]}
     assert r.core.get(provider, set()) <= offered
     # what a provider lacks is not offered (with the reason): never offered and refused both
-    assert not set(entry.get("not_offered", ())) & offered
+    not_offered = entry.get("not_offered", {})
+    assert not set(not_offered) & offered
+    assert set(not_offered) <= set(native), "not_offered names only catalogue algorithms"
+    assert all(isinstance(why, str) and why for why in not_offered.values()), not_offered
     for a in entry["algorithms"]:
         assert a["operations"] == native[a["name"]]["operations"], a["name"]
 
@@ -336,11 +339,13 @@ def test_a_tiny_gated_case_measures(r, case):
     with Served(runner_exe(r.exe)) as served:
         assert served.hello["runner"] == r.exe
         result = measure_tiny(served, tiny_case(provider, algorithm, operation, size, **extra))
-        assert served.close()["ok"] == 1
+        assert set(served.close()) == {"type", "max_rss_kb"}  # the coordinator counts outcomes
     assert result["gate"]["kat"].startswith("passed")
     assert result["gate"]["roundtrip"] == "passed"
     assert result["gate"].get("timed", "").startswith(r.timed_check)
-    assert result["summary"]["n"] == 3 and result["summary"]["median_ns"] > 0
+    # the samples, which the coordinator summarises (stats.py); a runner it gates sends no summary
+    assert len(result["samples"]) == 3 and all(s["ns"] > 0 for s in result["samples"])
+    assert "summary" not in result
     if r.reads_tsc:
         assert result["samples"][0]["ticks"] > 0  # the TSC is read on x86-64
     assert r.heap_fields <= set(result["heap"])
@@ -440,7 +445,7 @@ def test_unsupported_pairs_and_bad_requests(r):
         )
         other = served.send({"cmd": "open", "case": tiny_case("openssl", "sha256", "hash", 64)})
         junk = served.send("not json")
-        assert served.close()["unsupported"] == 1
+        served.close()
     assert xts["status"] == "unsupported" and "does not offer" in xts["reason"]
     assert other["type"] == "error" and "unknown provider 'openssl'" in other["message"]
     assert junk["type"] == "error" and "not valid JSON" in junk["message"]

@@ -204,6 +204,8 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     assert "argument --runs: '0' is not a positive integer" in capsys.readouterr().err
     assert cli.main(["channel", "--runs", "21", "--db", db]) == 1
     assert "--runs must be between" in capsys.readouterr().err
+    assert cli.main(["channel", "--handshake-runs", "21", "--db", db]) == 1
+    assert "--handshake-runs must be between" in capsys.readouterr().err
 
 
 def test_without_namespaces_only_the_loopback_part_runs(tmp_path, state, monkeypatch, capsys):

@@ -1,7 +1,10 @@
 """The `config` scenario: the confcrypt-bench driver for real (real gpg in a throwaway GNUPGHOME,
 small n, no timing assertions), its analysis on hand-made samples, storing and rendering."""
 
+import base64
+import hashlib
 import json
+import os
 import shutil
 import subprocess
 
@@ -192,6 +195,17 @@ def test_store_round_trip(scenario, tmp_path):
         ),
         ({"schemes": ["compat"], "providers": [], "n": [1], "runs": 1, "dir": "/"}, "providers"),
         (
+            {
+                "schemes": ["plain"],
+                "providers": [],
+                "n": [1],
+                "runs": 1,
+                "dir": "/",
+                "compat_kdf": "md5",
+            },
+            "unknown compat_kdf 'md5'",
+        ),
+        (
             {"schemes": ["wholefile"], "providers": [], "n": [1], "runs": 1, "dir": "/"},
             '"recipient"',
         ),
@@ -225,6 +239,51 @@ def test_run_driver_raises_the_drivers_error(driver, tmp_path):
     spec = {"schemes": ["plain"], "providers": [], "n": [1], "runs": 0, "dir": str(tmp_path)}
     with pytest.raises(UserError, match="runs"):
         config_driver.run_driver(driver, spec, lambda m: None)
+
+
+def _first_block(stored: bytes, password: bytes, hash_name: str) -> bytes:
+    """The thesis format's header block decrypted with PBKDF2-HMAC-<hash_name>, computed here
+    with hashlib and the cryptography package, not by the driver."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    assert stored[:10] == b"#!crypto00"
+    salt_len = int.from_bytes(stored[10:14], "little")
+    salt, ct = stored[14 : 14 + salt_len], stored[14 + salt_len :]
+    dk = hashlib.pbkdf2_hmac(hash_name, password + b"\0", salt, 15000, 48)
+    return Cipher(algorithms.AES(dk[:32]), modes.CBC(dk[32:])).decryptor().update(ct[:16])
+
+
+def test_the_thesis_scheme_runs_each_librarys_own_kdf(driver, tmp_path):
+    """As the thesis's variants did (Elektra dfa9bb8): libgcrypt PBKDF2-HMAC-SHA512, OpenSSL
+    SHA-1, Botan SHA-256. The values the driver wrote open with that hash, and only with it."""
+    from cryptobench.criteria.paper000 import THESIS_KDF
+
+    pytest.importorskip("cryptography")
+    if not shutil.which("gpg"):
+        pytest.skip("gpg not installed")
+    libs = list(THESIS_KDF)
+    with config_driver.GnupgHome() as gnupg:
+        spec = config_driver.driver_spec(libs, [1], 1, tmp_path, gnupg, ("compat",))
+        seen: list[dict] = []
+        config_driver.run_driver(driver, spec, seen.append)
+        password = subprocess.run(
+            ["gpg", "--batch", "--quiet", "--decrypt", str(tmp_path / "master-password.gpg")],
+            env={**os.environ, "GNUPGHOME": str(gnupg.path)},
+            capture_output=True,
+            check=True,
+        ).stdout
+    assert seen[0]["compat_kdf"] == THESIS_KDF and seen[0]["compat_kdf_rule"] == "thesis"
+    assert len(password) == 30
+    for lib, kdf in THESIS_KDF.items():
+        text = (tmp_path / f"compat-{lib}-n1.ini").read_text()
+        token = next(v.strip() for line in text.splitlines() for k, _, v in [line.partition("=")]
+                     if v.strip().startswith("@BASE64"))  # fmt: skip
+        stored = base64.b64decode(token[len("@BASE64") :])
+        for other in ("sha512", "sha256", "sha1"):
+            block = _first_block(stored, password, other)
+            # type flag 1 (string), a small length, 11 zero bytes: only the right key gives it
+            well_formed = block[0] == 1 and block[5:] == bytes(11)
+            assert well_formed == (kdf == f"pbkdf2-{other}"), (lib, other)
 
 
 def test_plain_only_needs_no_gpg(driver, tmp_path):

@@ -41,6 +41,26 @@ def test_the_program_round_trips_every_algorithm_on_every_provider(tmp_path, pro
     assert tried >= 40
 
 
+def test_one_execution_encrypts_and_then_decrypts_as_the_paper_timed_it(tmp_path, program):
+    """EvalMe's execution: "the encryption of the given input and the decryption of the result"
+    in one process (§3). Its output is the input again; misuse is a usage error (exit 2)."""
+    data = os.urandom(70_001)
+    src, ct, back = tmp_path / "in", tmp_path / "ct", tmp_path / "back"
+    src.write_bytes(data)
+    for provider, algorithm in (("botan", "aes-192-cbc"), ("cryptopp", "chacha20")):
+        argv = driver.encfile(program, "roundtrip", provider, algorithm, src, ct, back)
+        cost = driver.measure(argv)
+        assert cost.status == 0, (provider, algorithm, cost.stderr)
+        assert back.read_bytes() == data and ct.read_bytes()[20:100] != data[:80]
+        back.unlink()
+    no_back = driver.measure(driver.encfile(program, "roundtrip", "botan", "chacha20", src, ct))
+    assert no_back.status == 2 and "roundtrip needs --back" in no_back.stderr
+    stray = driver.measure(
+        driver.encfile(program, "encrypt", "botan", "chacha20", src, ct, tmp_path / "b")
+    )
+    assert stray.status == 2 and "--back is for roundtrip" in stray.stderr
+
+
 def test_the_figures_are_the_childs_own(tmp_path):
     grow = "b = b'x' * (50 << 20); import sys; sys.exit(3)"
     cost = driver.measure([sys.executable, "-c", grow])
@@ -96,14 +116,23 @@ def test_a_small_run_is_stored_shown_and_reported(tmp_path, capsys, program):
         "8K",
         "--runs",
         "2",
+        "--roundtrip",
         "--db",
         str(db),
     ]
     assert cli.main(argv) == 0
     figures = Store.open(db).figures(1)
     walls = [f for f in figures if f.metric == "wall" and f.key.get("kind") in ("random", "text")]
-    assert len(walls) == 2 * 2 * 2  # providers × kinds × directions
+    # providers × kinds × (encrypt, decrypt, and the paper's one execution doing both)
+    assert len(walls) == 2 * 2 * 3
+    assert {f.key["direction"] for f in walls} == {"encrypt", "decrypt", "roundtrip"}
     assert all(f.status == "ok" and len(f.values) == 2 for f in walls)
+    # reproduce 004 judges the paper's execution and shows our split beside it
+    from cryptobench.scenarios.process.reproduce import SPLIT_ONLY, from_run
+
+    rep = from_run(db, 1, quick=True)
+    assert "one execution encrypting and decrypting, median" in rep.text
+    assert "two processes, encrypt + decrypt" in rep.text and SPLIT_ONLY not in rep.deviations
     assert any(f.key.get("kind") == "in-process" and f.status == "ok" for f in figures)
     assert cli.main(["show", "1", "--db", str(db)]) == 0
     assert "Where the time goes" in capsys.readouterr().out
@@ -120,9 +149,12 @@ def test_a_hanging_program_is_ended_and_leaves_nothing(tmp_path):
     import time
 
     time.sleep(0.3)
-    running = [
-        p
-        for p in os.listdir("/proc")
-        if p.isdigit() and marker.encode() in Path(f"/proc/{p}/cmdline").read_bytes()
-    ]
+
+    def cmdline(pid: str) -> bytes:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:  # a process of the busy machine that ended meanwhile
+            return b""
+
+    running = [p for p in os.listdir("/proc") if p.isdigit() and marker.encode() in cmdline(p)]
     assert running == []

@@ -8,6 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 dest=$1
 want=go1.26.8 # the Go this module is built and tested with (go.mod asks for 1.26 or newer)
 target=$dest/cryptobench-runner-go
+mkdir -p "$dest" # make demo builds the runners before .venv exists
 
 absent() {
   echo "go runner: not built: $* (the providers go and go-x are absent)" >&2

@@ -25,12 +25,10 @@ type CaseSpec struct {
 	AlignOffset    uint64            `json:"align_offset"`
 	AADBytes       uint64            `json:"aad_bytes"`
 	Samples        uint64            `json:"samples"`
-	Batch          uint64            `json:"batch"`
 	TargetSampleMS float64           `json:"target_sample_ms"`
 	WarmupMS       float64           `json:"warmup_ms"`
 	HeapIterations uint64            `json:"heap_iterations"`
 	Seed           uint64            `json:"seed"`
-	Agreement      bool              `json:"agreement"`
 	Cost           map[string]uint64 `json:"cost"`
 	Inplace        bool              `json:"inplace"`
 }
@@ -605,64 +603,11 @@ func (c *OpenCase) fail(reason string) {
 	c.op = nil
 }
 
-// Summary: stats.cpp, summarise (linear-interpolation quantiles, MAD around the median).
-type Summary struct {
-	N            int     `json:"n"`
-	MedianNS     float64 `json:"median_ns"`
-	Q1NS         float64 `json:"q1_ns"`
-	Q3NS         float64 `json:"q3_ns"`
-	MinNS        float64 `json:"min_ns"`
-	MaxNS        float64 `json:"max_ns"`
-	MadNS        float64 `json:"mad_ns"`
-	BytesPerS    float64 `json:"bytes_per_s"`
-	OpsPerS      float64 `json:"ops_per_s"`
-	MedianTicks  float64 `json:"median_ticks"`
-	TicksPerByte float64 `json:"ticks_per_byte"`
-}
-
-func quantile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
-	lo := int(math.Floor(pos))
-	hi := lo + 1
-	if hi > len(sorted)-1 {
-		hi = len(sorted) - 1
-	}
-	return sorted[lo] + (pos-float64(lo))*(sorted[hi]-sorted[lo])
-}
-
+// median of v, for the fidelity bench (the coordinator summarises a case's samples: stats.py).
 func median(v []float64) float64 {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
-	return quantile(s, 0.5)
-}
-
-func summarise(samples []Sample, bytesPerOp uint64) Summary {
-	s := Summary{N: len(samples)}
-	if len(samples) == 0 {
-		return s
-	}
-	var ns, tk []float64
-	for _, x := range samples {
-		ns = append(ns, float64(x.NS)/float64(x.Iterations))
-		tk = append(tk, float64(x.Ticks)/float64(x.Iterations))
-	}
-	sort.Float64s(ns)
-	s.MedianNS, s.Q1NS, s.Q3NS = quantile(ns, 0.5), quantile(ns, 0.25), quantile(ns, 0.75)
-	s.MinNS, s.MaxNS = ns[0], ns[len(ns)-1]
-	dev := make([]float64, len(ns))
-	for i, v := range ns {
-		dev[i] = math.Abs(v - s.MedianNS)
-	}
-	s.MadNS = median(dev)
-	if s.MedianNS > 0 {
-		s.OpsPerS = 1e9 / s.MedianNS
-		s.BytesPerS = float64(bytesPerOp) * s.OpsPerS
-	}
-	s.MedianTicks = median(tk)
-	if bytesPerOp > 0 {
-		s.TicksPerByte = s.MedianTicks / float64(bytesPerOp)
-	}
-	return s
+	return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
 }
 
 // ByteStream: splitmix64, byte for byte the native ByteStream (hexutil.cpp).

@@ -27,51 +27,25 @@ func (e *specError) Error() string { return e.msg }
 
 func specErr(format string, args ...any) error { return &specError{fmt.Sprintf(format, args...)} }
 
-// parseCase: the case specification (protocol.md), decoded strictly over its defaults, then
-// checked against the catalogue and this runner's providers.
+// parseCase decodes the case specification (protocol.md) over its defaults. The coordinator
+// checked every field against the catalogue before sending it (plan.py), so this resolves only
+// what the runner needs: a known provider, algorithm and operation.
 func parseCase(raw any, where string) (CaseSpec, error) {
-	s := CaseSpec{Input: "random", Samples: 11, Batch: 1, TargetSampleMS: 2, WarmupMS: 20,
-		HeapIterations: 8, Seed: 1, Agreement: true, Inplace: true, Cost: map[string]uint64{}}
-	m, ok := raw.(map[string]any)
-	if !ok {
-		return s, specErr("%s: must be an object", where)
-	}
-	for _, k := range []string{"id", "provider", "operation", "algorithm", "size"} {
-		if _, ok := m[k]; !ok {
-			return s, specErr("%s.%s: missing", where, k)
-		}
-	}
-	text, _ := json.Marshal(m)
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
+	s := CaseSpec{Input: "random", Samples: 11, TargetSampleMS: 2, WarmupMS: 20,
+		HeapIterations: 8, Seed: 1, Inplace: true, Cost: map[string]uint64{}}
+	text, _ := json.Marshal(raw)
+	if err := json.Unmarshal(text, &s); err != nil {
 		return s, specErr("%s: %v", where, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	info := findAlgorithm(s.Algorithm)
-	ops := []string{"encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive",
-		"encaps", "decaps"}
-	for _, c := range []struct {
-		field string
-		bad   bool
-		why   string
-	}{
-		{"provider", providerByName(s.Provider) == nil, fmt.Sprintf("unknown provider '%s' (this runner has: %s)",
-			s.Provider, strings.Join(providerNames(), ", "))},
-		{"algorithm", info == nil, fmt.Sprintf("unknown algorithm '%s'", s.Algorithm)},
-		{"operation", !contains(ops, s.Operation), fmt.Sprintf("unknown operation '%s' (%s)", s.Operation, strings.Join(ops, ", "))},
-		{"operation", info != nil && !info.hasOp(s.Operation), fmt.Sprintf("%s does not apply to %s", s.Operation, s.Algorithm)},
-		{"size", s.Size > 1<<30 || info != nil && (int(s.Size) < info.MinSize || int(s.Size)%info.BlockBytes != 0),
-			fmt.Sprintf("%s needs at least %d bytes in multiples of %d", s.Algorithm, info.minSize(), info.block())},
-		{"input", s.Input != "random" && s.Input != "zeros" && s.Input != "text", "must be random, zeros or text"},
-		{"align_offset", s.AlignOffset > 63, "must be between 0 and 63"},
-		{"aad_bytes", s.AADBytes > 1<<20, "must be between 0 and 1048576"},
-		{"samples", s.Samples < 1 || s.Batch < 1 || s.HeapIterations < 1, "samples, batch and heap_iterations must be at least 1"},
-		{"target_sample_ms", !(s.TargetSampleMS >= 0.001) || !(s.WarmupMS >= 0), "must be at least 0.001 (warmup_ms: 0)"},
-		{"cost", len(s.Cost) > 0 && info != nil && info.Kind != "kdf", s.Algorithm + " takes no cost parameters (only KDFs do)"},
-	} {
-		if c.bad {
-			return s, specErr("%s.%s: %s", where, c.field, c.why)
-		}
+	switch {
+	case providerByName(s.Provider) == nil:
+		return s, specErr("%s.provider: unknown provider '%s' (this runner has: %s)", where, s.Provider,
+			strings.Join(providerNames(), ", "))
+	case info == nil:
+		return s, specErr("%s.algorithm: unknown algorithm '%s'", where, s.Algorithm)
+	case !info.hasOp(s.Operation):
+		return s, specErr("%s.operation: '%s' does not apply to %s", where, s.Operation, s.Algorithm)
 	}
 	return s, nil
 }
@@ -114,10 +88,6 @@ func caseMessage(c *OpenCase) msg {
 		"gate": msg{}, "iterations": c.Iterations, "calibration_ns": c.CalibrationNS}
 }
 
-func samplesMessage(id string, s []Sample) msg {
-	return msg{"type": "samples", "id": id, "samples": s}
-}
-
 func resultMessage(c *OpenCase) msg {
 	s := c.Spec
 	r := msg{"type": "result", "id": s.ID, "status": c.Status, "reason": c.Reason,
@@ -126,7 +96,6 @@ func resultMessage(c *OpenCase) msg {
 		"align_offset": s.AlignOffset, "aad_bytes": s.AADBytes, "cost": s.Cost}
 	if c.Status == statusOK {
 		r["samples"] = append([]Sample{}, c.Samples...) // [] rather than null before any sample
-		r["summary"] = summarise(c.Samples, s.Size)
 		r["heap"] = c.Heap
 		r["rewarms"] = c.rewarms
 	}
@@ -141,24 +110,8 @@ func resultMessage(c *OpenCase) msg {
 	return r
 }
 
-type totals struct{ cases, ok, failed, unsupported int }
-
-func (t *totals) count(status string) {
-	t.cases++
-	switch status {
-	case statusOK:
-		t.ok++
-	case statusFailed:
-		t.failed++
-	case statusUnsupported:
-		t.unsupported++
-	}
-}
-
-func (t *totals) message() msg {
-	return msg{"type": "done", "cases": t.cases, "ok": t.ok, "failed": t.failed,
-		"unsupported": t.unsupported, "max_rss_kb": maxRSSKB()}
-}
+// doneMessage: the last line of serve. The coordinator counts its cases' outcomes itself.
+func doneMessage() msg { return msg{"type": "done", "max_rss_kb": maxRSSKB()} }
 
 func errorMessage(text string) msg { return msg{"type": "error", "message": text} }
 
@@ -191,7 +144,6 @@ func hello(cpu int) msg {
 func commandServe(in io.Reader, out io.Writer, cpu int) int {
 	emit(out, hello(cpu))
 	open := map[string]*OpenCase{}
-	var t totals
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	for sc.Scan() {
@@ -213,18 +165,18 @@ func commandServe(in io.Reader, out io.Writer, cpu int) int {
 		if cmd == "quit" {
 			break
 		}
-		reply, err := serveOne(cmd, req, open, &t)
+		reply, err := serveOne(cmd, req, open)
 		if err != nil {
 			emit(out, errorMessage(err.Error()))
 			continue
 		}
 		emit(out, reply)
 	}
-	emit(out, t.message())
+	emit(out, doneMessage())
 	return 0
 }
 
-func serveOne(cmd string, req map[string]any, open map[string]*OpenCase, t *totals) (msg, error) {
+func serveOne(cmd string, req map[string]any, open map[string]*OpenCase) (msg, error) {
 	switch cmd {
 	case "open":
 		raw, ok := req["case"]
@@ -241,8 +193,6 @@ func serveOne(cmd string, req map[string]any, open map[string]*OpenCase, t *tota
 		c := openCase(spec, req["params"])
 		if c.Status == statusOK {
 			open[spec.ID] = c
-		} else {
-			t.count(c.Status)
 		}
 		return caseMessage(c), nil
 	case "steps":
@@ -262,19 +212,14 @@ func serveOne(cmd string, req map[string]any, open map[string]*OpenCase, t *tota
 	if cmd == "close" {
 		c.checkTimedInstance()
 		delete(open, id)
-		t.count(c.Status)
 		return resultMessage(c), nil
 	}
-	count := uint64(1)
-	if v, ok := req["count"]; ok {
-		n, ok := intOf(v)
-		if !ok || n < 1 || n > 100000 {
-			return nil, specErr("request.count: must be between 1 and 100000")
-		}
-		count = uint64(n)
+	count, given := intOf(req["count"])
+	if !given || count < 1 {
+		count = 1 // the coordinator asks for 1 or more
 	}
 	var batch []Sample
-	for k := uint64(0); k < count && c.Status == statusOK; k++ {
+	for k := 0; k < count && c.Status == statusOK; k++ {
 		s, err := c.sample()
 		if err != nil {
 			c.fail("library error while sampling: " + err.Error())
@@ -283,8 +228,7 @@ func serveOne(cmd string, req map[string]any, open map[string]*OpenCase, t *tota
 	}
 	if c.Status != statusOK { // a library error, or the check of the timed instance failed
 		delete(open, id)
-		t.count(c.Status)
 		return resultMessage(c), nil
 	}
-	return samplesMessage(id, batch), nil
+	return msg{"type": "samples", "id": id, "samples": batch}, nil
 }

@@ -5,7 +5,6 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -17,22 +16,15 @@ import (
 var lifetimePeakKB int64
 
 func statusKB(key string) *int64 {
-	f, err := os.Open("/proc/self/status")
+	text, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), key); ok {
-			fields := strings.Fields(rest)
-			if len(fields) == 0 {
-				return nil
-			}
-			if v, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
+	for _, line := range strings.Split(string(text), "\n") {
+		if rest, ok := strings.CutPrefix(line, key); ok {
+			if v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err == nil {
 				return &v
 			}
-			return nil
 		}
 	}
 	return nil

@@ -138,7 +138,7 @@ func openWithParams(t *testing.T, p Provider, spec CaseSpec, params msg) *OpenCa
 	providers = append(append([]Provider{}, providers...), p)
 	defer func() { providers = saved }()
 	spec.ID, spec.Provider, spec.Input, spec.Seed = "t", p.Name(), "random", 1
-	spec.Samples, spec.Batch, spec.TargetSampleMS, spec.WarmupMS, spec.HeapIterations = 3, 1, 0.2, 1, 2
+	spec.Samples, spec.TargetSampleMS, spec.WarmupMS, spec.HeapIterations = 3, 0.2, 1, 2
 	if params == nil {
 		params = symmetricParams(findAlgorithm(spec.Algorithm), spec.Seed)
 	}

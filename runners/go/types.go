@@ -62,20 +62,6 @@ func (a *AlgorithmInfo) hasOp(op string) bool {
 	return false
 }
 
-func (a *AlgorithmInfo) minSize() int {
-	if a == nil {
-		return 0
-	}
-	return a.MinSize
-}
-
-func (a *AlgorithmInfo) block() int {
-	if a == nil {
-		return 1
-	}
-	return a.BlockBytes
-}
-
 func isPublicKey(kind string) bool {
 	return kind == "keypair" || kind == "signature" || kind == "pk-encryption" ||
 		kind == "key-agreement" || kind == "kem"

@@ -9,6 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 dest=$1
 venv=$here/.venv
 target=$dest/cryptobench-runner-python
+mkdir -p "$dest" # make demo builds the runners before .venv exists
 
 absent() {
   echo "python runner: not installed: $* (the providers pyca and pycryptodome are absent)" >&2

@@ -46,14 +46,19 @@ minor=$(minor_of "$CARGO")
   absent "$("$CARGO" --version 2>/dev/null) is older than 1.$need_minor"
 command -v cmake >/dev/null || absent "aws-lc-sys needs cmake (make setup installs it)"
 
-# --locked: Cargo.lock pins every crate; a build never changes it. The target directory inside
-# runners/rust keeps rebuilds incremental; cargo's registry cache (~/.cargo/registry) is shared.
+# --locked: Cargo.lock pins every crate; a build never changes it. The target directory is
+# $RUST_TARGET_DIR (mk/rust.mk: ~/.cache/cryptobench/rust-target), outside the clone, so that
+# every checkout on the machine reuses the dependencies' builds (most of the build's time) and
+# rebuilds only what differs; cargo's registry cache (~/.cargo/registry) is shared too. A lock
+# keeps another checkout from replacing the binary between its build and its copy here.
+tdir=${RUST_TARGET_DIR:-$here/target}
 cd "$here" || absent "no $here"
+mkdir -p "$tdir" && exec 9>"$tdir/.cryptobench-build.lock" && flock 9 || absent "cannot lock $tdir"
 export PATH="$(dirname "$CARGO"):$PATH"
-if ! out=$(CARGO_TARGET_DIR="$here/target" nice "$CARGO" build --release --locked 2>&1); then
+if ! out=$(CARGO_TARGET_DIR="$tdir" nice "$CARGO" build --release --locked 2>&1); then
   absent "cargo build failed (is crates.io reachable?): $(echo "$out" | grep -m3 -E '^(error|warning: spurious)' | tr '\n' ' ')"
 fi
-install -m 755 "$here/target/release/cryptobench-runner-rust" "$target.tmp" && mv "$target.tmp" "$target" ||
+install -m 755 "$tdir/release/cryptobench-runner-rust" "$target.tmp" && mv "$target.tmp" "$target" ||
   absent "cannot install into $dest"
 mkdir -p "$here/build" && echo "$CARGO" >"$here/build/cargo-path" # the toolchain `make test` uses
 "$target" list >/dev/null 2>&1 || absent "the built runner fails its list command"
@@ -65,9 +70,9 @@ echo "rust runner: built $target with $("$CARGO" --version | cut -d' ' -f1-2)"
 soft_flags='--cfg cryptobench_soft --cfg aes_backend="soft" --cfg polyval_backend="soft"
   --cfg chacha20_backend="soft" --cfg poly1305_backend="soft" --cfg sha1_backend="soft"
   --cfg sha2_backend="soft" --cfg keccak_backend="soft"'
-if out=$(RUSTFLAGS="$(echo $soft_flags)" CARGO_TARGET_DIR="$here/target/soft" nice "$CARGO" build --release \
+if out=$(RUSTFLAGS="$(echo $soft_flags)" CARGO_TARGET_DIR="$tdir/soft" nice "$CARGO" build --release \
     --locked --no-default-features 2>&1) && mkdir -p "$(dirname "$soft")" &&
-  install -m 755 "$here/target/soft/release/cryptobench-runner-rust" "$soft.tmp" && mv "$soft.tmp" "$soft"; then
+  install -m 755 "$tdir/soft/release/cryptobench-runner-rust" "$soft.tmp" && mv "$soft.tmp" "$soft"; then
   echo "rust runner: built $soft (the variant rustcrypto/soft)"
 else
   rm -f "$soft"

@@ -7,15 +7,19 @@
 //
 //   plain      no encryption: the baseline x of h = y - x and f = y / x
 //   wholefile  the whole file OpenPGP encrypted and signed by gpg; reading verifies the signer
-//   compat     the thesis's per-value scheme (PBKDF2-HMAC-SHA512 x 15,000 + AES-256-CBC per
-//              value); as in the thesis the master password is kept GnuPG-encrypted and is
-//              decrypted with gpg inside every timed write and read
+//   compat     the thesis's per-value scheme (PBKDF2 x 15,000 + AES-256-CBC per value); as in
+//              the thesis the master password is kept GnuPG-encrypted and is decrypted with gpg
+//              inside every timed write and read. "compat_kdf" picks PBKDF2's hash: "thesis"
+//              (the default) gives each library its variant's (gcrypt SHA-512, openssl SHA-1,
+//              botan SHA-256; any other provider SHA-512, the libgcrypt variant's), or one of
+//              "sha512", "sha256", "sha1" for every provider
 //   confcrypt  confcrypt's per-value scheme: the data key wrapped for a gpg recipient (one gpg
 //              unwrap per read), AES-256-GCM per value, file MAC
 //
 // Protocol: ONE JSON object on stdin
 //   {"schemes": [...], "providers": [...], "n": [...], "runs": R, "dir": WORKDIR,
-//    "gnupghome": PATH, "recipient": FPR, "signer": FPR, "format": "ini"|"json"|"dotenv"}
+//    "gnupghome": PATH, "recipient": FPR, "signer": FPR, "format": "ini"|"json"|"dotenv",
+//    "compat_kdf": "thesis"|"sha512"|"sha256"|"sha1"}
 // and JSON lines on stdout, each flushed:
 //   {"type":"info", ...}                       versions and method facts, first
 //   {"type":"skip","scheme","provider","reason"} a provider lacking what a scheme needs
@@ -90,7 +94,14 @@ struct Spec {
   std::string recipient;
   std::string signer;
   std::string format = "ini";
+  std::string compat_kdf = "thesis";
 };
+
+// The PBKDF2 hash the compat scheme uses with `provider` (see the header comment).
+confcrypt::CompatKdf compat_kdf_for(const Spec& spec, const std::string& provider) {
+  if (spec.compat_kdf != "thesis") return confcrypt::parse_compat_kdf(spec.compat_kdf);
+  return confcrypt::thesis_compat_kdf(provider).value_or(confcrypt::kCompatDefaultKdf);
+}
 
 std::vector<std::string> string_list(const json& j, const char* name) {
   if (!j.contains(name) || !j[name].is_array()) {
@@ -125,8 +136,9 @@ Spec parse_spec(const std::string& text) {
     throw BadInput(std::string("the spec on stdin is not JSON: ") + e.what());
   }
   if (!j.is_object()) throw BadInput("the spec on stdin must be one JSON object");
-  static const std::set<std::string> known = {"schemes",   "providers", "n",      "runs",  "dir",
-                                              "gnupghome", "recipient", "signer", "format"};
+  static const std::set<std::string> known = {"schemes", "providers", "n",         "runs",
+                                              "dir",     "gnupghome", "recipient", "signer",
+                                              "format",  "compat_kdf"};
   for (const auto& item : j.items()) {
     // A misspelt field would otherwise silently fall back to a default.
     if (!known.count(item.key())) throw BadInput("unknown field \"" + item.key() + "\"");
@@ -178,6 +190,15 @@ Spec parse_spec(const std::string& text) {
   if (s.format.empty()) s.format = "ini";
   if (s.format != "ini" && s.format != "json" && s.format != "dotenv") {
     throw BadInput("unknown format '" + s.format + "' (ini, json, dotenv)");
+  }
+  s.compat_kdf = string_field(j, "compat_kdf", false);
+  if (s.compat_kdf.empty()) s.compat_kdf = "thesis";
+  if (s.compat_kdf != "thesis") {
+    try {
+      confcrypt::parse_compat_kdf(s.compat_kdf);
+    } catch (const confcrypt::Error&) {
+      throw BadInput("unknown compat_kdf '" + s.compat_kdf + "' (thesis, sha512, sha256, sha1)");
+    }
   }
   const bool needs_gpg = s.schemes != std::vector<std::string>{"plain"};
   s.gnupghome = string_field(j, "gnupghome", false);
@@ -302,7 +323,7 @@ json tag(const Bench& b, size_t n, const char* direction) {
 
 // Why `provider` cannot run `scheme` as itself, or "" when it can. confcrypt would quietly take
 // a missing algorithm from another provider; the benchmark must not mix libraries in one line.
-std::string cannot_run(const std::string& scheme, const std::string& provider) {
+std::string cannot_run(const Spec& spec, const std::string& scheme, const std::string& provider) {
   std::string unusable = cb::unusable_reason(provider);
   if (!unusable.empty()) return unusable;
   cb::Provider* p = cb::get_provider(provider);
@@ -316,7 +337,7 @@ std::string cannot_run(const std::string& scheme, const std::string& provider) {
     if (lacks(name)) missing += (missing.empty() ? "" : ", ") + std::string(name);
   };
   if (scheme == "compat") {
-    need("pbkdf2-sha512");
+    need(confcrypt::compat_kdf_algorithm(compat_kdf_for(spec, provider)));
     need("aes-256-cbc");
   } else if (scheme == "confcrypt") {
     need("aes-256-gcm");
@@ -380,6 +401,7 @@ json info(const Context& ctx) {
              "file, fsync, rename, fsync dir)"},
             {"read", "read_file -> confcrypt::open -> plaintext key set"},
             {"compat_iterations", confcrypt::kCompatIterations},
+            {"compat_kdf_rule", ctx.spec.compat_kdf},
             {"aead", confcrypt::kDefaultAead}};
   try {
     confcrypt::ProcessResult r =
@@ -391,11 +413,13 @@ json info(const Context& ctx) {
   } catch (const confcrypt::Error&) {
     j["gpg"] = "";
   }
-  json versions = json::object();
+  json versions = json::object(), kdfs = json::object();
   for (const auto& p : ctx.spec.providers) {
     if (cb::Provider* prov = cb::get_provider(p)) versions[p] = prov->version();
+    kdfs[p] = confcrypt::compat_kdf_algorithm(compat_kdf_for(ctx.spec, p));
   }
   j["providers"] = versions;
+  j["compat_kdf"] = kdfs;
   return j;
 }
 
@@ -420,7 +444,7 @@ std::vector<Bench> plan(const Context& ctx, const confcrypt::Options& base) {
       continue;
     }
     for (const auto& provider : s.providers) {
-      std::string why = cannot_run(scheme, provider);
+      std::string why = cannot_run(s, scheme, provider);
       if (!why.empty()) {
         emit({{"type", "skip"}, {"scheme", scheme}, {"provider", provider}, {"reason", why}});
         continue;
@@ -433,6 +457,7 @@ std::vector<Bench> plan(const Context& ctx, const confcrypt::Options& base) {
       if (scheme == "compat") {
         b.kind = confcrypt::Scheme::kCompat;
         b.options.compat = true;
+        b.options.compat_kdf = compat_kdf_for(s, provider);
         b.gpg_master_password = true;
       } else {
         b.kind = confcrypt::Scheme::kPerValue;

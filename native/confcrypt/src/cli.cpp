@@ -53,6 +53,8 @@ const char kUsage[] =
     "Compatibility with the thesis's format:\n"
     "  migrate FILE --recipient R... (--master-password-file P | --master-password-gpg P)\n"
     "  --compat with get, show, set, exec: read and write the thesis's values\n"
+    "  --compat-kdf sha512|sha256|sha1   the PBKDF2 hash of the thesis's variant that wrote\n"
+    "                          them: sha512 libgcrypt (default), sha1 OpenSSL, sha256 Botan\n"
     "Other:\n"
     "  providers                       list the crypto libraries compiled in\n"
     "\n"
@@ -80,7 +82,7 @@ struct Args {
   std::vector<std::string> exec_argv;
   bool dashdash = false;
   std::optional<std::string> provider, format, aead, passphrase_file, sign_with, gpg, gpg_timeout;
-  std::optional<std::string> master_password_file, master_password_gpg, prefix;
+  std::optional<std::string> master_password_file, master_password_gpg, prefix, compat_kdf;
   std::vector<std::string> key_files, signers, recipients, regexes;
   bool encrypt = false, plain = false, verbose = false, compat = false, no_prompt = false,
        unprotected = false, no_rotate = false, help = false;
@@ -134,6 +136,8 @@ Args parse_args(int argc, char** argv) {
       a.master_password_file = value();
     } else if (s == "--master-password-gpg") {
       a.master_password_gpg = value();
+    } else if (s == "--compat-kdf") {
+      a.compat_kdf = value();
     } else if (s == "--prefix") {
       a.prefix = value();
     } else if (s == "--encrypt") {
@@ -374,6 +378,14 @@ Setup make_options(const Args& a, const std::string& file) {
   s.plain_recipients = a.recipients;
 
   o.compat = a.compat;
+  if (a.compat_kdf) {
+    try {
+      o.compat_kdf = parse_compat_kdf(*a.compat_kdf);
+      o.compat = true;  // it means something in compatibility mode only
+    } catch (const Error& e) {
+      throw Failure(Status::kUsage, std::string("--compat-kdf: ") + e.what());
+    }
+  }
   // Commands that make a file protected read plain files by design; the others only when asked.
   const bool makes_files =
       a.command == "init" || a.command == "migrate" || a.command == "set" || a.command == "encrypt";
@@ -735,6 +747,7 @@ void check_options_apply(const Args& a) {
   // Recipients are for writing: new per-value files, and whole-file messages sealed again.
   only(!a.recipients.empty(), "--recipient",
        {"init", "migrate", "encrypt", "set", "unset", "rotate", "recipients"});
+  only(a.compat_kdf.has_value(), "--compat-kdf", {"get", "show", "set", "exec", "migrate"});
   only(a.master_password_file.has_value() || a.master_password_gpg.has_value(),
        "--master-password-file/--master-password-gpg", {"get", "show", "set", "exec", "migrate"});
 }

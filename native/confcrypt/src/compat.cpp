@@ -34,19 +34,21 @@ cb::Bytes to_bytes(const std::string& s) { return cb::Bytes(s.begin(), s.end());
 
 // Key (32 bytes) and IV (16 bytes) for one value: one PBKDF2 run per value, as the thesis did.
 void derive_key_iv(cb::Provider& provider, const std::string& master_password,
-                   const std::string& salt, uint32_t iterations, cb::Bytes& key, cb::Bytes& iv) {
+                   const std::string& salt, uint32_t iterations, CompatKdf kdf, cb::Bytes& key,
+                   cb::Bytes& iv) {
+  const std::string alg = compat_kdf_algorithm(kdf);
   cb::Params params;
   params.salt = to_bytes(salt);
   params.out_len = 48;
   params.cost["iterations"] = iterations;
-  std::unique_ptr<cb::Operation> kdf;
+  std::unique_ptr<cb::Operation> kdf_op;
   try {
-    kdf = provider.prepare("pbkdf2-sha512", cb::OpKind::Derive, params);
+    kdf_op = provider.prepare(alg, cb::OpKind::Derive, params);
   } catch (const cb::Unsupported& e) {
-    throw Error("provider " + provider.name() +
-                " cannot do compatibility mode (pbkdf2-sha512): " + e.what());
+    throw Error("provider " + provider.name() + " cannot do compatibility mode (" + alg +
+                "): " + e.what());
   } catch (const cb::Error& e) {
-    throw Error("provider " + provider.name() + ": pbkdf2-sha512: " + e.what());
+    throw Error("provider " + provider.name() + ": " + alg + ": " + e.what());
   }
   // The thesis's library stores strings with their terminating NUL and hashes it too.
   std::vector<uint8_t> password(master_password.begin(), master_password.end());
@@ -54,11 +56,11 @@ void derive_key_iv(cb::Provider& provider, const std::string& master_password,
   std::vector<uint8_t> out(password.size() + 1024);
   size_t n;
   try {
-    n = kdf->run(password.data(), password.size(), out.data());
+    n = kdf_op->run(password.data(), password.size(), out.data());
   } catch (const cb::Error& e) {
-    throw Error("provider " + provider.name() + ": pbkdf2-sha512: " + e.what());
+    throw Error("provider " + provider.name() + ": " + alg + ": " + e.what());
   }
-  if (n != 48) throw Error("provider " + provider.name() + ": pbkdf2-sha512 gave a wrong length");
+  if (n != 48) throw Error("provider " + provider.name() + ": " + alg + " gave a wrong length");
   key.assign(out.begin(), out.begin() + 32);
   iv.assign(out.begin() + 32, out.begin() + 48);
   std::fill(out.begin(), out.end(), 0);
@@ -85,12 +87,42 @@ std::string cbc(cb::Provider& provider, cb::OpKind op, const cb::Bytes& key, con
 
 }  // namespace
 
-bool compat_supported(cb::Provider& provider) {
+const char* compat_kdf_algorithm(CompatKdf kdf) {
+  switch (kdf) {
+    case CompatKdf::kSha256:
+      return "pbkdf2-sha256";
+    case CompatKdf::kSha1:
+      return "pbkdf2-sha1";
+    case CompatKdf::kSha512:
+      break;
+  }
+  return "pbkdf2-sha512";
+}
+
+const char* compat_kdf_name(CompatKdf kdf) {
+  return compat_kdf_algorithm(kdf) + sizeof("pbkdf2-") - 1;
+}
+
+CompatKdf parse_compat_kdf(const std::string& name) {
+  for (CompatKdf k : {CompatKdf::kSha512, CompatKdf::kSha256, CompatKdf::kSha1}) {
+    if (name == compat_kdf_name(k)) return k;
+  }
+  throw Error("unknown compatibility KDF '" + name + "' (sha512, sha256, sha1)");
+}
+
+std::optional<CompatKdf> thesis_compat_kdf(const std::string& provider) {
+  if (provider == "gcrypt") return CompatKdf::kSha512;
+  if (provider == "openssl") return CompatKdf::kSha1;
+  if (provider == "botan") return CompatKdf::kSha256;
+  return std::nullopt;
+}
+
+bool compat_supported(cb::Provider& provider, CompatKdf kdf) {
   auto algs = provider.algorithms();
   auto has = [&](const char* name) {
     return std::find(algs.begin(), algs.end(), name) != algs.end();
   };
-  return has("pbkdf2-sha512") && has("aes-256-cbc");
+  return has(compat_kdf_algorithm(kdf)) && has("aes-256-cbc");
 }
 
 bool is_compat_value(const std::string& stored) {
@@ -99,14 +131,14 @@ bool is_compat_value(const std::string& stored) {
 
 std::string encrypt_compat(cb::Provider& provider, const std::string& master_password,
                            ValueType type, const std::string& plaintext, size_t salt_len,
-                           uint32_t iterations) {
+                           uint32_t iterations, CompatKdf kdf) {
   return encrypt_compat_with_salt(provider, master_password, type, plaintext,
-                                  random_bytes(salt_len), iterations);
+                                  random_bytes(salt_len), iterations, kdf);
 }
 
 std::string encrypt_compat_with_salt(cb::Provider& provider, const std::string& master_password,
                                      ValueType type, const std::string& plaintext,
-                                     const std::string& salt, uint32_t iterations) {
+                                     const std::string& salt, uint32_t iterations, CompatKdf kdf) {
   if (type == ValueType::Null && !plaintext.empty()) {
     throw Error("compat: a null value has no content");
   }
@@ -124,7 +156,7 @@ std::string encrypt_compat_with_salt(cb::Provider& provider, const std::string& 
   block.resize((block.size() + kBlock - 1) / kBlock * kBlock, '\0');
 
   cb::Bytes key, iv;
-  derive_key_iv(provider, master_password, salt, iterations, key, iv);
+  derive_key_iv(provider, master_password, salt, iterations, kdf, key, iv);
   std::string ct = cbc(provider, cb::OpKind::Encrypt, key, iv, block);
   std::fill(block.begin(), block.end(), '\0');
   std::fill(key.begin(), key.end(), 0);
@@ -138,7 +170,8 @@ std::string encrypt_compat_with_salt(cb::Provider& provider, const std::string& 
 
 std::pair<ValueType, std::string> decrypt_compat(cb::Provider& provider,
                                                  const std::string& master_password,
-                                                 const std::string& stored, uint32_t iterations) {
+                                                 const std::string& stored, uint32_t iterations,
+                                                 CompatKdf kdf) {
   if (!is_compat_value(stored)) throw Error("compat: not an encrypted value (no #!crypto magic)");
   if (stored.size() < kMagicLen || stored.compare(0, kMagicLen, kCompatMagic) != 0) {
     throw Error("compat: unsupported format version '" + stored.substr(kMagicNoVersionLen, 2) +
@@ -155,7 +188,7 @@ std::pair<ValueType, std::string> decrypt_compat(cb::Provider& provider,
   std::string salt = stored.substr(kMagicLen + 4, salt_len);
 
   cb::Bytes key, iv;
-  derive_key_iv(provider, master_password, salt, iterations, key, iv);
+  derive_key_iv(provider, master_password, salt, iterations, kdf, key, iv);
   std::string block = cbc(provider, cb::OpKind::Decrypt, key, iv, stored.substr(ct_at));
   std::fill(key.begin(), key.end(), 0);
 

@@ -120,18 +120,20 @@ struct Config::Impl {
 
   cb::Provider& compat_provider() {
     if (compat) return *compat;
+    const CompatKdf kdf = opts.compat_kdf;
     cb::Provider* selected = cb::get_provider(opts.provider);
-    if (selected && compat_supported(*selected)) return *(compat = selected);
+    if (selected && compat_supported(*selected, kdf)) return *(compat = selected);
     for (const auto& name : cb::provider_names()) {
       cb::Provider* p = cb::get_provider(name);
-      if (p && cb::unusable_reason(name).empty() && compat_supported(*p)) {
-        notes.push_back(opts.provider + " cannot do compatibility mode; using " + name);
+      if (p && cb::unusable_reason(name).empty() && compat_supported(*p, kdf)) {
+        notes.push_back(opts.provider + " cannot do compatibility mode (" +
+                        compat_kdf_algorithm(kdf) + "); using " + name);
         return *(compat = p);
       }
     }
-    throw Failure(Status::kUnsupported,
-                  "no compiled-in provider offers pbkdf2-sha512 and aes-256-cbc (compatibility "
-                  "mode)");
+    throw Failure(Status::kUnsupported, std::string("no compiled-in provider offers ") +
+                                            compat_kdf_algorithm(kdf) +
+                                            " and aes-256-cbc (compatibility mode)");
   }
 
   const std::string& master_password() const {
@@ -175,8 +177,8 @@ struct Config::Impl {
       if (!is_compat_value(binary)) continue;
       std::string stored = k.value;
       try {
-        auto [type, value] =
-            decrypt_compat(compat_provider(), master_password(), binary, opts.compat_iterations);
+        auto [type, value] = decrypt_compat(compat_provider(), master_password(), binary,
+                                            opts.compat_iterations, opts.compat_kdf);
         k.type = type;
         k.value = std::move(value);
         k.meta[kMetaEncrypt] = "1";
@@ -323,7 +325,8 @@ struct Config::Impl {
       }
       try {
         s.value = to_base64_token(encrypt_compat(compat_provider(), master_password(), k.type,
-                                                 k.value, kCompatSaltLen, opts.compat_iterations));
+                                                 k.value, kCompatSaltLen, opts.compat_iterations,
+                                                 opts.compat_kdf));
       } catch (const Failure&) {
         throw;
       } catch (const Error& e) {

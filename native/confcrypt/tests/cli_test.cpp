@@ -365,6 +365,33 @@ TEST_F(Cli, MigrateFromTheThesisFormat) {
   EXPECT_EQ(get("section1/password").out, "hunter2\n");
 }
 
+// The thesis's OpenSSL variant derived its keys with PBKDF2-HMAC-SHA1, its Botan variant with
+// SHA-256 (libgcrypt's, the default, SHA-512): --compat-kdf reads what each wrote.
+TEST_F(Cli, CompatKdfReadsEachThesisVariant) {
+  std::string master = "0123456789abcdefghijklmnopqrst";
+  cb::Provider* p = cb::get_provider("openssl");
+  std::string master_file = dir_ + "/master";
+  cctest::write(master_file, master);
+  for (auto [name, kdf] : {std::pair{"sha1", confcrypt::CompatKdf::kSha1},
+                           std::pair{"sha256", confcrypt::CompatKdf::kSha256}}) {
+    SCOPED_TRACE(name);
+    std::string token = to_base64_token(encrypt_compat(*p, master, ValueType::String, "hunter2",
+                                                       kCompatSaltLen, kCompatIterations, kdf));
+    cctest::write(ini_, "[s]\n#@META crypto/encrypt = 1\npassword = " + token + "\n");
+    Outcome ok = cc(
+        {"get", ini_, "s/password", "--master-password-file", master_file, "--compat-kdf", name});
+    EXPECT_EQ(ok.out, "hunter2\n") << ok.err;
+    // Without the switch the default (SHA-512) key is wrong: an error, never garbage.
+    expect_failure(cc({"get", ini_, "s/password", "--master-password-file", master_file}),
+                   Status::kCompat, "s/password");
+  }
+  expect_failure(
+      cc({"get", ini_, "s/password", "--master-password-file", master_file, "--compat-kdf", "md5"}),
+      Status::kUsage, "--compat-kdf: unknown compatibility KDF 'md5'");
+  expect_failure(cc({"decrypt", ini_, "--compat-kdf", "sha1"}), Status::kUsage,
+                 "--compat-kdf is for");
+}
+
 TEST_F(Cli, JsonAndDotenvFiles) {
   std::string json = dir_ + "/app.json";
   cctest::write(json, "{\n  \"db\": {\"password\": \"hunter2\", \"port\": 5432}\n}\n");

@@ -95,6 +95,11 @@ uint64_t calibrate(const std::function<void(uint64_t)>& body, Clock& clock, doub
 constexpr uint64_t kVisitGapNs = 50000;
 constexpr double kRewarmNs = 750000;
 
+// The provider, catalogue entry and operation a case names, checked as `open` checks them (known
+// algorithm and provider, an operation of the algorithm's kind, the process's variant, offered);
+// fills in spec.variant. Throws Unsupported naming what does not fit.
+Provider& resolve_case(CaseSpec& spec, const AlgorithmInfo*& info, OpKind& op);
+
 enum class CaseStatus { Ok, Failed, Unsupported };
 const char* to_string(CaseStatus s);
 

@@ -128,24 +128,31 @@ OpenCase::OpenCase(CaseSpec spec, Clock& clock) : spec_(std::move(spec)), clock_
 
 OpenCase::~OpenCase() { std::free(block_); }
 
-void OpenCase::open() {
-  const AlgorithmInfo* info = find_algorithm(spec_.algorithm);
-  if (!info) throw Unsupported("unknown algorithm " + spec_.algorithm);
-  const OpKind op = parse_op(spec_.operation);
+Provider& resolve_case(CaseSpec& spec, const AlgorithmInfo*& info, OpKind& op) {
+  info = find_algorithm(spec.algorithm);
+  if (!info) throw Unsupported("unknown algorithm " + spec.algorithm);
+  op = parse_op(spec.operation);
   const auto ops = operations_for(*info);
   if (std::find(ops.begin(), ops.end(), op) == ops.end())
-    throw Unsupported(spec_.operation + " does not apply to " + spec_.algorithm);
-  Provider* provider = get_provider(spec_.provider);
-  if (!provider) throw Unsupported("unknown provider " + spec_.provider);
-  if (const std::string why = unusable_reason(spec_.provider); !why.empty()) throw Unsupported(why);
-  const std::string running = selected_variant(spec_.provider);
-  if (!spec_.variant.empty() && spec_.variant != running)
-    throw Unsupported("this runner runs " + spec_.provider + " as variant '" + running +
-                      "'; start one with --variant " + spec_.provider + "=" + spec_.variant);
-  spec_.variant = running;
+    throw Unsupported(spec.operation + " does not apply to " + spec.algorithm);
+  Provider* provider = get_provider(spec.provider);
+  if (!provider) throw Unsupported("unknown provider " + spec.provider);
+  if (const std::string why = unusable_reason(spec.provider); !why.empty()) throw Unsupported(why);
+  const std::string running = selected_variant(spec.provider);
+  if (!spec.variant.empty() && spec.variant != running)
+    throw Unsupported("this runner runs " + spec.provider + " as variant '" + running +
+                      "'; start one with --variant " + spec.provider + "=" + spec.variant);
+  spec.variant = running;
   const auto algs = provider->algorithms();
-  if (std::find(algs.begin(), algs.end(), spec_.algorithm) == algs.end())
-    throw Unsupported(spec_.provider + " does not offer " + spec_.algorithm);
+  if (std::find(algs.begin(), algs.end(), spec.algorithm) == algs.end())
+    throw Unsupported(spec.provider + " does not offer " + spec.algorithm);
+  return *provider;
+}
+
+void OpenCase::open() {
+  const AlgorithmInfo* info = nullptr;
+  OpKind op{};
+  Provider* provider = &resolve_case(spec_, info, op);
 
   if (is_public_key(info->kind) || info->kind == Kind::Kdf) {
     open_public_key(*provider, *info, op);

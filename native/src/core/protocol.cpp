@@ -13,6 +13,7 @@
 #include "cryptobench/gate.hpp"
 #include "cryptobench/heap.hpp"
 #include "cryptobench/hexutil.hpp"
+#include "cryptobench/leak.hpp"
 #include "cryptobench/machine.hpp"
 #include "cryptobench/stats.hpp"
 
@@ -449,7 +450,8 @@ int command_serve(std::istream& in, std::ostream& out, int cpu) {
       continue;
     }
     if (!req.is_object() || !req.contains("cmd") || !req["cmd"].is_string()) {
-      emit(out, error_message("cmd: missing (open, sample, close, agreement, cross_check, quit)"));
+      emit(out,
+           error_message("cmd: missing (open, sample, close, agreement, cross_check, leak, quit)"));
       continue;
     }
     const std::string cmd = req["cmd"];
@@ -476,9 +478,13 @@ int command_serve(std::istream& in, std::ostream& out, int cpu) {
         emit(out, cross_check_reply(req));
         continue;
       }
+      if (cmd == "leak") {
+        emit(out, leak_reply(req));
+        continue;
+      }
       if (cmd != "sample" && cmd != "close")
         throw SpecError("cmd: unknown command '" + cmd +
-                        "' (open, sample, close, agreement, cross_check, quit)");
+                        "' (open, sample, close, agreement, cross_check, leak, quit)");
       if (!req.contains("id") || !req["id"].is_string()) throw SpecError("id: missing");
       auto it = open.find(req["id"].get<std::string>());
       if (it == open.end())

@@ -9,13 +9,20 @@
 //   "hang"    sleeps forever on the 200th operation;
 //   "drift"   is correct for 199 operations of a prepared instance, then flips the first output
 //             byte: the gate passes, the check of the timed instance after sampling must not;
-//   "overflow" likewise, but writes one byte past its output from the 200th operation on.
+//   "overflow" likewise, but writes one byte past its output from the 200th operation on;
+//   "leaky"   is correct, but its AES-256-GCM decryption first compares the tag byte by byte and
+//             stops at the first wrong byte, each compared byte costing about 25 ns of work
+//             here: the positive control of `cryptobench leaks` (a tag wrong in its first byte is
+//             refused sooner than one wrong in its last byte). The work per byte makes the
+//             difference large enough to be found in seconds on a shared machine; a real
+//             early-exit memcmp differs by about a cycle per byte.
 // It also offers x25519 (key generation is counted: keygen_calls()), and records the buffers of
 // the last run() (last_buffers()) so tests can see the layout the engine chose.
 #include "fault_provider.hpp"
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -61,6 +68,34 @@ class FaultOp : public Operation {
   int calls_ = 0;
 };
 
+// AES-GCM decryption that checks the tag the way it must not: byte by byte, stopping at the
+// first difference. The expected tag is the real provider's: encrypting the ciphertext gives the
+// plaintext (CTR), and encrypting that gives the ciphertext back with its tag.
+class LeakyTagOp : public Operation {
+ public:
+  explicit LeakyTagOp(std::unique_ptr<Operation> encrypt) : encrypt_(std::move(encrypt)) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    constexpr size_t kTag = 16;
+    if (len < kTag) throw Error("ciphertext shorter than its tag");
+    const size_t n = len - kTag;
+    plain_.resize(n + kTag);
+    again_.resize(n + kTag);
+    encrypt_->run(in, n, plain_.data());
+    encrypt_->run(plain_.data(), n, again_.data());
+    for (size_t i = 0; i < kTag; ++i) {
+      if (in[n + i] != again_[n + i]) throw Error("authentication tag does not verify");
+      for (volatile int spin = 0; spin < 40; spin = spin + 1) {
+      }
+    }
+    std::memcpy(out, plain_.data(), n);
+    return n;
+  }
+
+ private:
+  std::unique_ptr<Operation> encrypt_;
+  Bytes plain_, again_;
+};
+
 class FaultProvider : public Provider {
  public:
   std::string name() const override { return "fault"; }
@@ -71,7 +106,8 @@ class FaultProvider : public Provider {
             {"crash", "aborts on the 200th operation", {}},
             {"hang", "never returns from the 200th operation", {}},
             {"drift", "flips one output byte from the 200th operation on", {}},
-            {"overflow", "writes past its output from the 200th operation on", {}}};
+            {"overflow", "writes past its output from the 200th operation on", {}},
+            {"leaky", "AES-GCM decryption compares the tag byte by byte, stopping early", {}}};
   }
   void init(const std::string& variant) override { variant_ = variant; }
   std::vector<std::string> algorithms() const override {
@@ -83,6 +119,9 @@ class FaultProvider : public Provider {
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
+    if (variant_ == "leaky" && algorithm == "aes-256-gcm" && op == OpKind::Decrypt)
+      return std::make_unique<LeakyTagOp>(
+          real(algorithm).prepare(algorithm, OpKind::Encrypt, params));
     return std::make_unique<FaultOp>(real(algorithm).prepare(algorithm, op, params), variant_);
   }
   std::map<std::string, std::string> code_path() const override { return {{"variant", variant_}}; }

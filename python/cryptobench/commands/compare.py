@@ -21,7 +21,7 @@ def register(sub, db: argparse.ArgumentParser) -> None:
         default=None,
         metavar="PERCENT",
         help="noise threshold in percent (default: this machine's run-to-run noise from "
-        f"`cryptobench calibrate`, else {compare.DEFAULT_THRESHOLD:.0%})",
+        f"`cryptobench calibrate`, else {compare.DEFAULT_THRESHOLD:.0%}%)",
     )
     c.add_argument(
         "--alpha",

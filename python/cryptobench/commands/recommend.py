@@ -31,6 +31,16 @@ def register(sub, db: argparse.ArgumentParser) -> None:
         "nearest measured size)",
     )
     c.add_argument("--run", default="latest", metavar="RUN", help="run number (default: latest)")
+    c.add_argument(
+        "--leaks",
+        metavar="RUN",
+        help="a `cryptobench leaks` run: show each choice's constant-time verdict from it",
+    )
+    c.add_argument(
+        "--avoid-leaky",
+        action="store_true",
+        help="with --leaks: pass over every provider and algorithm that run found leaky",
+    )
     c.add_argument("--json", action="store_true", help="print the answer as JSON")
     c.set_defaults(func=cmd_recommend)
 
@@ -42,12 +52,27 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     if size <= 0:
         raise UserError("--size must be at least 1 byte")
     recommend.check_level(args.level)
+    if args.avoid_leaky and not args.leaks:
+        raise UserError("--avoid-leaky needs --leaks RUN (the leaks run to take the verdicts from)")
     db = store.Store.open(args.db, create=False)
     results = analysis.load(db, db.resolve_run(args.run))
     if not results.ok_cases():
         raise UserError(f"run {results.run.id} has no successful cases to recommend from")
     threshold = noise.for_machine(db, results.machine).threshold
-    rec = recommend.recommend(results, level=args.level, size=size, noise=threshold)
+    leaks = {}
+    if args.leaks:
+        leaks_run = db.resolve_run(args.leaks)
+        if db.run(leaks_run).suite != "scenario:leaks":
+            raise UserError(f"--leaks {args.leaks}: run {leaks_run} is not a leaks run")
+        leaks = recommend.constant_time(db.figures(leaks_run), leaks_run)
+    rec = recommend.recommend(
+        results,
+        level=args.level,
+        size=size,
+        noise=threshold,
+        leaks=leaks,
+        avoid_leaky=args.avoid_leaky,
+    )
     if args.json:
         print(json.dumps(recommend.to_json(rec), indent=2, allow_nan=False))
         return 0
@@ -60,7 +85,16 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     print()
     print(
         text_table(
-            ["kind", "algorithm", "provider", "figure", "bits", "NIST / BSI / ECRYPT-CSA", "note"],
+            [
+                "kind",
+                "algorithm",
+                "provider",
+                "figure",
+                "bits",
+                "NIST / BSI / ECRYPT-CSA",
+                *(["constant time"] if leaks else []),
+                "note",
+            ],
             recommend.text_rows(rec),
         )
     )

@@ -166,6 +166,8 @@ def _measure(
         return EXIT_INTERRUPTED
     results = analysis.load(db, run_id)
     print(terminal.run_summary(results))
+    if results.ok_cases():
+        print("\n" + terminal.answer_text(results), flush=True)
     write_outputs(db, run_id, args, results)
     print(f"\nstored as run {run_id} in {db.path}")
     if not args.report:

@@ -9,6 +9,9 @@ Data (all optional; a missing one makes its claim undecided):
   wholefile_h_s         {"read": h, "write": h}, mean over n (Table 6.2's quantity)
   heap_overhead_bytes   {library: peak live heap above the plain read, same n}
   read_1000_s           {"compat/lib" | "confcrypt/lib": seconds to read 1,000 values}
+  compat_kdf            {library: "pbkdf2-sha1" | …}: the KDF each library's thesis scheme ran;
+                        when given, the per-value claims (000.1, 000.2) need the thesis's own
+                        (THESIS_KDF), else they are undecided
 """
 
 import math
@@ -27,11 +30,34 @@ THESIS_PER_VALUE_S = {
     lib: (THESIS_READ_1000[lib] - THESIS_READ_1000["plain"]) / 1000 for lib in LIBS
 }
 THESIS_WHOLEFILE_H = {"read": 0.005, "write": 0.007}  # Table 6.2
+# The PBKDF2 of each variant at the thesis's commit (Elektra dfa9bb8, src/plugins/crypto/
+# gcrypt_operations.c GCRY_MD_SHA512, openssl_operations.c PKCS5_PBKDF2_HMAC_SHA1,
+# botan_operations.cpp HMAC(SHA_256)); the thesis text names no hash.
+THESIS_KDF = {"gcrypt": "pbkdf2-sha512", "openssl": "pbkdf2-sha1", "botan": "pbkdf2-sha256"}
 ORDER = math.sqrt(10)  # "the same order of magnitude": within a factor √10 either way
 
 
 def _ms(v: float) -> str:
     return f"{v * 1e3:.2f} ms"
+
+
+def _other_kdf(d, ours: str) -> Verdict | None:
+    """Undecided when a library ran another KDF than its thesis variant's: the per-value cost is
+    PBKDF2's, so another hash is another workload."""
+    kdfs = d.get("compat_kdf")
+    if kdfs is None:
+        return None
+    wrong = [f"{lib} {kdfs.get(lib, '?')}" for lib in LIBS if kdfs.get(lib) != THESIS_KDF[lib]]
+    if not wrong:
+        return None
+    want = ", ".join(f"{lib} {THESIS_KDF[lib]}" for lib in LIBS)
+    return Verdict(None, ours, f"not the thesis's key derivation ({', '.join(wrong)}; the "
+                   f"thesis's variants: {want})")  # fmt: skip
+
+
+def _kdf_note(d) -> str:
+    kdfs = d.get("compat_kdf")
+    return "" if not kdfs else "; KDF " + ", ".join(f"{lib} {kdfs.get(lib, '?')}" for lib in LIBS)
 
 
 def ranking(d):
@@ -41,7 +67,9 @@ def ranking(d):
         v = need(d, f"per_value_{direction}_s")
         parts.append(f"{direction}: " + ", ".join(f"{lib} {_ms(v[lib])}" for lib in LIBS))
         verdicts.append(ordered(v, LIBS, tol, ""))
-    ours = "per value, " + "; ".join(parts) + f" (n = {d.get('per_value_n', '?')})"
+    ours = "per value, " + "; ".join(parts) + f" (n = {d.get('per_value_n', '?')})" + _kdf_note(d)
+    if other := _other_kdf(d, ours):
+        return other
     if any(x.holds is False for x in verdicts):
         return Verdict(False, ours)
     if all(x.holds for x in verdicts):
@@ -53,6 +81,9 @@ def per_value_magnitude(d):
     v = need(d, "per_value_read_s")
     ratios = {lib: v[lib] / THESIS_PER_VALUE_S[lib] for lib in LIBS}
     ours = ", ".join(f"{lib} {_ms(v[lib])} (× thesis {ratios[lib]:.2f})" for lib in LIBS)
+    ours += _kdf_note(d)
+    if other := _other_kdf(d, ours):
+        return other
     return Verdict(all(1 / ORDER <= r <= ORDER for r in ratios.values()), ours)
 
 
@@ -115,7 +146,8 @@ SPECS = (
         "h on reading 1.168 / 1.805 / 4.125 s, on writing 1.171 / 1.808 / 4.124 s (means over "
         "its 40 sizes of n)",
         "per-value cost h(n)/n orders libgcrypt < OpenSSL < Botan on reading and on writing, "
-        "each step larger than the machine's noise (an order, as the thesis claims an order)",
+        "each step larger than the machine's noise (an order, as the thesis claims an order), "
+        "each library running its thesis variant's PBKDF2 (HMAC-SHA512 / SHA1 / SHA256)",
         ranking,
     ),
     Spec(
@@ -125,8 +157,8 @@ SPECS = (
         "Tables A.1-A.4, n = 1000 (kdb get, median of 11)",
         "10.71 / 16.64 / 38.06 s for 1,000 values, plain 0.003 s",
         "per-value read cost within one order of magnitude (a factor √10 ≈ 3.2 either way) of "
-        "the thesis's for every library (absolute times move with the machine, so only the order "
-        "of magnitude is claimed)",
+        "the thesis's for every library, each with its variant's PBKDF2 (absolute times move "
+        "with the machine, so only the order of magnitude is claimed)",
         per_value_magnitude,
     ),
     Spec(

@@ -2,7 +2,11 @@
 
 Data:
   noise          relative noise threshold of this machine
-  per_cpu_soft   {1024|2048|4096: handshakes per server CPU-second, acceleration off}
+  per_cpu_soft   {1024|2048|4096: handshakes per server CPU-second, acceleration off; the
+                 median of the runs}
+  handshake_runs how many runs each handshake cell had (the thesis: five)
+  handshake_spread the handshake runs' own noise (median relative IQR of a cell's runs); the
+                 RSA claim's threshold is the larger of it and the machine's noise
   offload_device True only where a crypto offload device is measured (never on this machine)
   conn_hw_soft   {bits: connections/min with offload ÷ without} (with a device only)
   ipsec_kernel   True when IPsec's ESP runs in the kernel, as in the thesis
@@ -27,11 +31,17 @@ KERNEL += "the thesis credits"
 
 def rsa_cost(d):
     per = need(d, "per_cpu_soft")
+    tol = max(noise(d), float(d.get("handshake_spread") or 0.0))
     ours = "handshakes per server CPU-s, acceleration off: " + ", ".join(
         f"RSA-{b} {per[b]:.0f}" for b in (1024, 2048, 4096)
     )
+    if d.get("handshake_runs"):
+        spread = d.get("handshake_spread")
+        ours += f" (median of {d['handshake_runs']} runs" + (
+            f", runs' spread {spread:.0%})" if spread is not None else ")"
+        )
     # Larger keys cost more: per-CPU rates fall from 1024 to 4096.
-    return ordered({str(b): per[b] for b in per}, ("4096", "2048", "1024"), noise(d), ours)
+    return ordered({str(b): per[b] for b in per}, ("4096", "2048", "1024"), tol, ours)
 
 
 def offload(d):
@@ -137,8 +147,9 @@ SPECS = (
         "Table 5.2 (software rows)",
         "445.4 / 155.6 / 19.6 connections/min at 40.3 / 92.1 / 82.0% CPU: 18.4 / 2.8 / 0.40 "
         "per CPU-second for RSA-1024 / 2048 / 4096",
-        "handshakes per server CPU-second, acceleration off (the thesis's software row), fall "
-        "from RSA-1024 to 2048 and from 2048 to 4096, each step beyond the machine's noise",
+        "handshakes per server CPU-second, acceleration off (the thesis's software row), median "
+        "of five runs as in the thesis (§4.3), fall from RSA-1024 to 2048 and from 2048 to "
+        "4096, each step beyond the machine's noise or the runs' own spread, whichever is larger",
         rsa_cost,
     ),
     Spec(

@@ -20,22 +20,10 @@ def answer(results: RunResults) -> Section:
     and the runner-up."""
     from cryptobench import recommend
 
-    rec = recommend.recommend(results, level=128, size=recommend.DEFAULT_SIZE)
-    rows = []
-    for ch in rec.choices:
-        c, up = ch.case, ch.runner_up
-        rows.append(
-            [
-                ch.kind,
-                f"{c.algorithm_label}, {c.label}" if c else "-",
-                recommend.figure_text(ch.kind, c) if c else "-",
-                f"{up.algorithm_label}, {up.label}: {recommend.figure_text(ch.kind, up)}"
-                if up
-                else "-",
-                ch.note,
-            ]
-        )
-    table = html_table(["kind", "choice", "figure", "runner-up", "note"], rows, collapse=False)
+    rows = recommend.answer_rows(
+        recommend.recommend(results, level=128, size=recommend.DEFAULT_SIZE)
+    )
+    table = html_table(list(recommend.ANSWER_COLUMNS), rows, collapse=False)
     return Section(
         "answer",
         "The answer: fastest at 128 bits",

@@ -285,36 +285,3 @@ class OpenCase:
         self.status, self.reason = "failed", reason
         self.samples = []
         self.run = None
-
-
-def quantile(sorted_values: list[float], q: float) -> float:
-    pos = q * (len(sorted_values) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (pos - lo) * (sorted_values[hi] - sorted_values[lo])
-
-
-def summarise(samples: list[dict], size: int) -> dict:
-    """stats.cpp, summarise: per-operation figures, linear-interpolation quantiles."""
-    out = {"n": len(samples)}
-    if not samples:
-        return out
-    ns = sorted(s["ns"] / s["iterations"] for s in samples)
-    med = quantile(ns, 0.5)
-    dev = sorted(abs(v - med) for v in ns)
-    ticks = sorted(s["ticks"] / s["iterations"] for s in samples)
-    ops = 1e9 / med if med > 0 else 0.0
-    median_ticks = quantile(ticks, 0.5)
-    out.update(
-        median_ns=med,
-        q1_ns=quantile(ns, 0.25),
-        q3_ns=quantile(ns, 0.75),
-        min_ns=ns[0],
-        max_ns=ns[-1],
-        mad_ns=quantile(dev, 0.5),
-        bytes_per_s=size * ops,
-        ops_per_s=ops,
-        median_ticks=median_ticks,
-        ticks_per_byte=median_ticks / size if size else 0.0,
-    )
-    return out

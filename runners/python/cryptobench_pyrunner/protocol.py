@@ -8,101 +8,39 @@ import platform
 import cryptobench_pyrunner as pkg
 
 from . import catalogue, variants
-from .engine import OpenCase, summarise
+from .engine import OpenCase
 from .errors import SpecError
 from .providers import NAMES, all_providers, not_offered, offered
 from .rss import max_rss_kb
 
 GATE = "coordinator"  # this runner is gated by the coordinator (docs/protocol.md, "Who gates")
 
-# field -> (type, default (None: required), lowest, highest); numbers are checked against the range
-CASE_FIELDS = {
-    "id": (str, None),
-    "provider": (str, None),
-    "variant": (str, ""),
-    "operation": (str, None),
-    "algorithm": (str, None),
-    "size": (int, None, 0, 1 << 30),
-    "input": (str, "random"),
-    "align_offset": (int, 0, 0, 63),
-    "aad_bytes": (int, 0, 0, 1 << 20),
-    "samples": (int, 11, 1, 100000),
-    "batch": (int, 1, 1, 100000),
-    "target_sample_ms": (float, 2.0, 0.001, float("inf")),
-    "warmup_ms": (float, 20.0, 0.0, float("inf")),
-    "heap_iterations": (int, 8, 1, 1000000),
-    "seed": (int, 1, 0, 2**64 - 1),
-    "agreement": (bool, True),
-    "cost": (dict, {}),
-    "inplace": (bool, True),
-}
-OPERATIONS = (
-    "encrypt",
-    "decrypt",
-    "hash",
-    "mac",
-    "keygen",
-    "sign",
-    "verify",
-    "derive",
-    "encaps",
-    "decaps",
-)
-
-
-def _typed(v, kind) -> bool:
-    if kind is float:
-        return isinstance(v, int | float) and not isinstance(v, bool)
-    return isinstance(v, kind) and (kind is bool or not isinstance(v, bool))
+# field -> default (None: required). The coordinator checked every value against the catalogue
+# before sending the case (plan.py): the runner decodes, and resolves only what it needs.
+CASE_FIELDS = {"id": None, "provider": None, "operation": None, "algorithm": None, "size": None}
+CASE_FIELDS |= {"variant": "", "input": "random", "align_offset": 0, "aad_bytes": 0, "samples": 11}
+CASE_FIELDS |= {"target_sample_ms": 2.0, "warmup_ms": 20.0, "heap_iterations": 8, "seed": 1}
+CASE_FIELDS |= {"cost": {}, "inplace": True}
 
 
 def parse_case(raw, where: str = "case") -> dict:
-    """The case specification (docs/protocol.md): types, defaults and ranges from CASE_FIELDS,
-    then what the catalogue and this runner's providers say."""
+    """The case specification (docs/protocol.md) over its defaults, with a known provider,
+    algorithm and operation."""
     if not isinstance(raw, dict):
         raise SpecError(f"{where}: must be an object")
-    s = {}
-    for name, (kind, default, *limits) in CASE_FIELDS.items():
-        v = raw.get(name, default)
-        if v is None or not _typed(v, kind):
-            what = "missing" if v is None else f"must be a {kind.__name__}"
-            raise SpecError(f"{where}.{name}: {what}")
-        if limits and not limits[0] <= v <= limits[1]:
-            raise SpecError(f"{where}.{name}: must be between {limits[0]:g} and {limits[1]:g}")
-        s[name] = dict(v) if kind is dict else v
-    info = catalogue.find(s["algorithm"]) or {}
-
-    def check(bad, field: str, why: str) -> None:
-        if bad:
-            raise SpecError(f"{where}.{field}: {why}")
-
-    unknown = sorted(set(raw) - set(CASE_FIELDS))
-    check(unknown, unknown[0] if unknown else "", "unknown field")
-    check(
-        s["provider"] not in NAMES,
-        "provider",
-        f"unknown provider '{s['provider']}' (this runner has: {', '.join(NAMES)})",
-    )
-    check(not info, "algorithm", f"unknown algorithm '{s['algorithm']}'")
-    check(
-        s["operation"] not in info["operations"],
-        "operation",
-        f"does not apply to {s['algorithm']} ({', '.join(info['operations'])})",
-    )
-    check(
-        s["size"] < info["min_size"] or s["size"] % info["block_bytes"],
-        "size",
-        f"{s['algorithm']} needs at least {info['min_size']} bytes in multiples of "
-        f"{info['block_bytes']}",
-    )
-    check(s["input"] not in ("random", "zeros", "text"), "input", "must be random, zeros or text")
-    check(s["cost"] and info["kind"] != "kdf", "cost", "only KDFs take cost parameters")
-    check(
-        any(not _typed(v, int) or v < 0 for v in s["cost"].values()),
-        "cost",
-        "must be an object of non-negative integers",
-    )
-    return s
+    s = {name: raw.get(name, default) for name, default in CASE_FIELDS.items()}
+    info = catalogue.find(s["algorithm"])
+    if s["provider"] not in NAMES:
+        why = f"provider: unknown provider '{s['provider']}' (this runner has: {', '.join(NAMES)})"
+    elif info is None:
+        why = f"algorithm: unknown algorithm '{s['algorithm']}'"
+    elif s["operation"] not in info["operations"]:
+        why = f"operation: '{s['operation']}' does not apply to {s['algorithm']}"
+    elif any(s[name] is None for name in CASE_FIELDS):
+        why = f"{next(n for n in CASE_FIELDS if s[n] is None)}: missing"
+    else:
+        return s
+    raise SpecError(f"{where}.{why}")
 
 
 def emit(out, message: dict) -> None:
@@ -204,7 +142,6 @@ def result_message(c: OpenCase) -> dict:
         r[k] = s[k]
     if c.status == "ok":
         r["samples"] = c.samples
-        r["summary"] = summarise(c.samples, s["size"])
         r["heap"] = c.heap
         r["rewarms"] = c.rewarms
     if c.timed_check:
@@ -216,20 +153,9 @@ def result_message(c: OpenCase) -> dict:
     return r
 
 
-class Totals:
-    def __init__(self):
-        self.counts = {"ok": 0, "failed": 0, "unsupported": 0}
-
-    def count(self, status: str) -> None:
-        self.counts[status] += 1
-
-    def message(self) -> dict:
-        return {
-            "type": "done",
-            "cases": sum(self.counts.values()),
-            **self.counts,
-            "max_rss_kb": max_rss_kb(),
-        }
+def done_message() -> dict:
+    """The last line of serve: the coordinator counts its cases' outcomes itself."""
+    return {"type": "done", "max_rss_kb": max_rss_kb()}
 
 
 def pin(cpu: int | None, enabled: bool) -> int | None:

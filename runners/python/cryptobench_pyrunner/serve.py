@@ -5,16 +5,16 @@ import json
 
 from .engine import OpenCase, case_input, resolve
 from .errors import SpecError, Unsupported
-from .protocol import Totals, case_message, emit, hello, parse_case, result_message
+from .leak import leak
+from .protocol import case_message, done_message, emit, hello, parse_case, result_message
 from .steps import digest, run_steps
 
-COMMANDS = "open, sample, close, steps, quit"
+COMMANDS = "open, sample, close, steps, leak, quit"
 
 
 def serve(inp, out, cpu: int | None) -> int:
     emit(out, hello(cpu))
     open_cases: dict[str, OpenCase] = {}
-    totals = Totals()
     for line in inp:
         if not line.strip():
             continue
@@ -30,10 +30,10 @@ def serve(inp, out, cpu: int | None) -> int:
         if cmd == "quit":
             break
         try:
-            emit(out, _serve_one(cmd, req, open_cases, totals))
+            emit(out, _serve_one(cmd, req, open_cases))
         except SpecError as e:
             emit(out, {"type": "error", "message": str(e)})
-    emit(out, totals.message())
+    emit(out, done_message())
     return 0
 
 
@@ -51,9 +51,11 @@ def _steps(req: dict) -> dict:
     return reply
 
 
-def _serve_one(cmd: str, req: dict, open_cases: dict, totals: Totals) -> dict:
+def _serve_one(cmd: str, req: dict, open_cases: dict) -> dict:
     if cmd == "steps":
         return _steps(req)
+    if cmd == "leak":
+        return leak(req)
     if cmd == "open":
         if "case" not in req:
             raise SpecError("case: missing")
@@ -63,8 +65,6 @@ def _serve_one(cmd: str, req: dict, open_cases: dict, totals: Totals) -> dict:
         c = OpenCase(spec, req.get("params"))
         if c.status == "ok":
             open_cases[spec["id"]] = c
-        else:
-            totals.count(c.status)
         return case_message(c)
     if cmd not in ("sample", "close"):
         raise SpecError(f"cmd: unknown command '{cmd}' ({COMMANDS})")
@@ -77,7 +77,6 @@ def _serve_one(cmd: str, req: dict, open_cases: dict, totals: Totals) -> dict:
     if cmd == "close":
         c.check_timed_instance()
         del open_cases[cid]
-        totals.count(c.status)
         return result_message(c)
     count = req.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 100000:
@@ -92,6 +91,5 @@ def _serve_one(cmd: str, req: dict, open_cases: dict, totals: Totals) -> dict:
         c.fail(f"library error while sampling: {e}")
     if c.status != "ok":
         del open_cases[cid]
-        totals.count("failed")
         return result_message(c)
     return {"type": "samples", "id": cid, "samples": batch}

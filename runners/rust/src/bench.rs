@@ -89,7 +89,7 @@ pub fn command_bench(out: &mut impl Write) -> i32 {
                     return 1;
                 }
             }
-            engine.push(summarise(&c.samples, spec.size)["median_ns"].as_f64().unwrap_or(0.0));
+            engine.push(median(&c.samples.iter().map(|x| x.ns as f64 / x.iterations as f64).collect::<Vec<_>>()));
             let id = format!("{}-{round}", spec.id);
             let mut crit = criterion::Criterion::default()
                 .output_directory(&dir)

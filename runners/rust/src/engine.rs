@@ -505,35 +505,9 @@ impl OpenCase {
     }
 }
 
-/// stats.cpp, summarise (linear-interpolation quantiles, MAD around the median).
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let pos = q * (sorted.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = (lo + 1).min(sorted.len() - 1);
-    sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
-}
-
+/// The median of v, for the fidelity bench (the coordinator summarises a case's samples: stats.py).
 pub fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(|a, b| a.total_cmp(b));
-    quantile(&s, 0.5)
-}
-
-pub fn summarise(samples: &[Sample], bytes_per_op: u64) -> Value {
-    if samples.is_empty() {
-        return json!({"n": 0});
-    }
-    let mut ns: Vec<f64> = samples.iter().map(|x| x.ns as f64 / x.iterations as f64).collect();
-    let tk: Vec<f64> = samples.iter().map(|x| x.ticks as f64 / x.iterations as f64).collect();
-    ns.sort_by(|a, b| a.total_cmp(b));
-    let med = quantile(&ns, 0.5);
-    let dev: Vec<f64> = ns.iter().map(|v| (v - med).abs()).collect();
-    let (ops, bps) = if med > 0.0 { (1e9 / med, bytes_per_op as f64 * 1e9 / med) } else { (0.0, 0.0) };
-    let mt = median(&tk);
-    json!({
-        "n": samples.len(), "median_ns": med, "q1_ns": quantile(&ns, 0.25), "q3_ns": quantile(&ns, 0.75),
-        "min_ns": ns[0], "max_ns": ns[ns.len() - 1], "mad_ns": median(&dev),
-        "bytes_per_s": bps, "ops_per_s": ops, "median_ticks": mt,
-        "ticks_per_byte": if bytes_per_op > 0 { mt / bytes_per_op as f64 } else { 0.0 },
-    })
+    (s[(s.len() - 1) / 2] + s[s.len() / 2]) / 2.0
 }

@@ -7,7 +7,7 @@ use crate::spec::*;
 use crate::steps::{output_digest, run_steps};
 use crate::variants::current_variant;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
 pub const SCHEMA: u64 = 1;
@@ -38,7 +38,6 @@ fn result_message(c: &OpenCase) -> Value {
         "align_offset": s.align_offset, "aad_bytes": s.aad_bytes, "cost": s.cost});
     if c.status == STATUS_OK {
         r["samples"] = json!(c.samples);
-        r["summary"] = summarise(&c.samples, s.size);
         r["heap"] = c.heap.clone();
         r["rewarms"] = json!(c.rewarms);
     }
@@ -51,21 +50,6 @@ fn result_message(c: &OpenCase) -> Value {
     }
     r["max_rss_kb"] = json!(max_rss_kb());
     r
-}
-
-/// Cases closed, by status, for `done`.
-#[derive(Default)]
-pub struct Totals(BTreeMap<String, u64>);
-
-impl Totals {
-    pub fn count(&mut self, status: &str) {
-        *self.0.entry(status.into()).or_default() += 1;
-    }
-    pub fn message(&self) -> Value {
-        let n = |s: &str| self.0.get(s).copied().unwrap_or(0);
-        json!({"type": "done", "cases": self.0.values().sum::<u64>(), "ok": n(STATUS_OK), "failed": n(STATUS_FAILED),
-               "unsupported": n(STATUS_UNSUPPORTED), "max_rss_kb": max_rss_kb()})
-    }
 }
 
 pub fn error_message(text: &str) -> Value {
@@ -82,7 +66,6 @@ fn hello(cpu: Option<usize>) -> Value {
 pub fn command_serve(input: impl BufRead, out: &mut impl Write, cpu: Option<usize>) -> i32 {
     emit(out, &hello(cpu));
     let mut open: HashMap<String, OpenCase> = HashMap::new();
-    let mut t = Totals::default();
     for line in input.lines() {
         let Ok(line) = line else { break };
         let line = line.trim();
@@ -98,21 +81,17 @@ pub fn command_serve(input: impl BufRead, out: &mut impl Write, cpu: Option<usiz
         if cmd == "quit" {
             break;
         }
-        match req.and_then(|req| serve_one(&cmd, &req, &mut open, &mut t)) {
+        match req.and_then(|req| serve_one(&cmd, &req, &mut open)) {
             Ok(reply) => emit(out, &reply),
             Err(SpecError(e)) => emit(out, &error_message(&e)),
         }
     }
-    emit(out, &t.message());
+    // The last line; the coordinator counts its cases' outcomes itself.
+    emit(out, &json!({"type": "done", "max_rss_kb": max_rss_kb()}));
     0
 }
 
-fn serve_one(
-    cmd: &str,
-    req: &Map<String, Value>,
-    open: &mut HashMap<String, OpenCase>,
-    t: &mut Totals,
-) -> Result<Value, SpecError> {
+fn serve_one(cmd: &str, req: &Map<String, Value>, open: &mut HashMap<String, OpenCase>) -> Result<Value, SpecError> {
     match cmd {
         "open" => {
             let raw = req.get("case").ok_or_else(|| SpecError("case: missing".into()))?;
@@ -124,8 +103,6 @@ fn serve_one(
             let reply = case_message(&c);
             if c.status == STATUS_OK {
                 open.insert(c.spec.id.clone(), c);
-            } else {
-                t.count(&c.status);
             }
             return Ok(reply);
         }
@@ -142,7 +119,6 @@ fn serve_one(
     if cmd == "close" {
         let mut c = open.remove(id).unwrap();
         c.check_timed_instance();
-        t.count(&c.status);
         return Ok(result_message(&c));
     }
     let count = req.get("count").map_or(Some(1), Value::as_u64).filter(|n| (1..=100000).contains(n));
@@ -157,9 +133,7 @@ fn serve_one(
     }
     if c.status != STATUS_OK {
         // a library error, or the check of the timed instance failed
-        let c = open.remove(id).unwrap();
-        t.count(&c.status);
-        return Ok(result_message(&c));
+        return Ok(result_message(&open.remove(id).unwrap()));
     }
     Ok(json!({"type": "samples", "id": id, "samples": batch}))
 }

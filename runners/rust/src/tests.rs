@@ -126,7 +126,6 @@ fn open_with(p: &'static dyn Provider, mut spec: CaseSpec) -> OpenCase {
     spec.input = "random".into();
     spec.seed = 1;
     spec.samples = 3;
-    spec.batch = 1;
     spec.target_sample_ms = 0.2;
     spec.warmup_ms = 1.0;
     spec.heap_iterations = 2;

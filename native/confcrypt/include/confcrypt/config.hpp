@@ -62,6 +62,8 @@ struct Options {
   bool compat = false;
   std::optional<std::string> master_password;
   uint32_t compat_iterations = kCompatIterations;
+  // The PBKDF2 hash of the thesis's variant that wrote the values (SHA-512: libgcrypt's).
+  CompatKdf compat_kdf = kCompatDefaultKdf;
 };
 
 class Config {

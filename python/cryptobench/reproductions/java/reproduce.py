@@ -7,7 +7,7 @@ from html import escape
 
 import numpy as np
 
-from cryptobench import analysis, runner, store
+from cryptobench import analysis, runner, stats, store
 from cryptobench.criteria import evaluate, specs_for
 from cryptobench.report.html import Section, html_table
 from cryptobench.report.reproduction import Reproduction
@@ -48,9 +48,10 @@ def providers_table(present: list[str], absent: dict[str, str]) -> list[list[str
 def key_setup_table(results: dict) -> tuple[str, list[list[str]]]:
     rows = []
     for (provider, alg), r in sorted(results.items()):
-        s = r.get("summary") or {}
-        if r.get("status") == "ok" and s.get("median_ns"):
-            rows.append([provider, alg, f"{s['median_ns']:.0f}", f"{1e9 / s['median_ns']:.0f}"])
+        samples = [(x["iterations"], x["ns"], x["ticks"]) for x in r.get("samples", [])]
+        median = stats.median(stats.per_op(samples)) if samples else 0.0
+        if r.get("status") == "ok" and median:
+            rows.append([provider, alg, f"{median:.0f}", f"{1e9 / median:.0f}"])
         else:
             rows.append([provider, alg, r.get("status", "?"), r.get("reason", "")[:80]])
     return text_table(["provider", "algorithm", "key setup ns", "per second"], rows), rows

@@ -40,6 +40,21 @@ def missing(name: str) -> str | None:
     return None
 
 
+def programs(name: str) -> tuple[str, ...]:
+    """The programs (Debian's, mk/channel.mk) the channel runs."""
+    if name in OPENVPN_VARIANTS:
+        return openvpn.PROGRAMS
+    if name in IPSEC_VARIANTS or name in IPSEC_IMPOSSIBLE:
+        from cryptobench.scenarios.channel import ipsec
+
+        return ipsec.PROGRAMS
+    if name == WIREGUARD:
+        from cryptobench.scenarios.channel import wireguard
+
+        return wireguard.PROGRAMS
+    return ()
+
+
 def up(
     name: str, ledger: Ledger, topo: Topology, pki: Pki, work: Path, ia32cap: str = ""
 ) -> Tunnel:

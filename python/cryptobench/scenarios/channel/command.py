@@ -9,6 +9,7 @@ from typing import Any
 
 from cryptobench.errors import UserError
 from cryptobench.figures import failed, skipped
+from cryptobench.scenarios import packages
 from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.channel import model
 
@@ -32,6 +33,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         f"{model.SOFT_IA32CAP}: no AES-NI/PCLMUL/AVX) or on,off for both (the default)",
     )
     p.add_argument("--runs", type=int, metavar="N", help=f"repetitions (default {model.RUNS})")
+    p.add_argument(
+        "--handshake-runs",
+        type=int,
+        metavar="N",
+        help="repetitions of each OpenVPN handshake cell (default: --runs; the thesis, and "
+        f"reproduce 003: {model.THESIS_HANDSHAKE_RUNS})",
+    )
     p.add_argument(
         "--window",
         type=float,
@@ -72,6 +80,9 @@ def settings(args: "Options") -> dict[str, Any]:
     runs = args.runs if args.runs is not None else (model.QUICK_RUNS if quick else model.RUNS)
     if not 1 <= runs <= 20:
         raise UserError("--runs must be between 1 and 20")
+    handshake_runs = args.handshake_runs if args.handshake_runs is not None else runs
+    if not 1 <= handshake_runs <= 20:
+        raise UserError("--handshake-runs must be between 1 and 20")
     window = args.window or (model.QUICK_HANDSHAKE_WINDOW_S if quick else model.HANDSHAKE_WINDOW_S)
     if not 1 <= window <= 600:
         raise UserError("--window must be between 1 and 600 seconds")
@@ -87,6 +98,7 @@ def settings(args: "Options") -> dict[str, Any]:
         "channels": channels,
         "accel": accel,
         "runs": runs,
+        "handshake_runs": handshake_runs,
         "quick": quick,
         "handshake_window_s": window,
         "tls_window_s": model.QUICK_TLS_WINDOW_S if quick else model.TLS_WINDOW_S,
@@ -211,6 +223,7 @@ class Options:
     channels: str | None = None  # comma-separated
     accel: str | None = None  # "on", "off" or "on,off"
     runs: int | None = None
+    handshake_runs: int | None = None  # repetitions of each handshake cell (None: runs)
     window: float | None = None  # seconds per OpenVPN handshake cell
     size: str | None = None  # bulk file size, "128M"
     quick: bool = False
@@ -220,11 +233,32 @@ def command(args: argparse.Namespace) -> int:
     return start(options_from(Options, args), Target.from_args(args)).status
 
 
+# The programs each part runs besides its channels' daemons (Debian's, mk/channel.mk).
+PART_PROGRAMS = {
+    "handshake": ("openvpn", "openssl"),
+    "latency": ("ping",),
+    "bulk": ("ssh-keygen", "/usr/sbin/sshd", "scp", "vsftpd", "curl", "iperf3"),
+}
+
+
+def programs(spec: dict[str, Any]) -> list[str]:
+    """Every program the run will start: the namespaces' `ip`, each part's, each channel's."""
+    from cryptobench.scenarios.channel import channels
+
+    tunnelled = any(p in spec["parts"] for p in ("latency", "bulk"))
+    return [
+        "ip",
+        *(t for p in spec["parts"] for t in PART_PROGRAMS[p]),
+        *(t for c in spec["channels"] if tunnelled for t in channels.programs(c)),
+    ]
+
+
 def start(options: Options, target: Target) -> Started:
     """Measures the channels, stores the run; see run_figure_scenario for the rest of its life."""
     from cryptobench.scenarios.channel import SCENARIO
 
     spec = settings(options)
+    packages.require("channel", programs(spec))
 
     def measure(db, run_id: int, ledger) -> None:
         measure_all(db, run_id, ledger, spec)

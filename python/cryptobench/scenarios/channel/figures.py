@@ -70,7 +70,29 @@ HANDSHAKE_HEADERS = [
     "per server CPU-s",
     "capacity/min at 100% CPU",
     "one connection, s",
+    "runs",
+    "per server CPU-s, min-max",
 ]
+
+
+def spread_of(figures: list[Figure], metric: str, match: dict) -> tuple[int, float, float] | None:
+    """(runs, min, max) of the first figure of `metric` matching `match` (a figure's values are
+    its repetitions)."""
+    for f in ok(figures, match["part"], metric):
+        if all(f.key.get(k) == v for k, v in match.items()):
+            return len(f.values), min(f.values), max(f.values)
+    return None
+
+
+def relative_iqr(values) -> float | None:
+    """Interquartile range ÷ median of repeated measurements (None below 4 of them)."""
+    import statistics
+
+    values = list(values)
+    if len(values) < 4 or not statistics.median(values):
+        return None
+    q = statistics.quantiles(values, n=4)
+    return (q[2] - q[0]) / statistics.median(values)
 
 
 def handshake_rows(figures: list[Figure]) -> list[list[str]]:
@@ -87,6 +109,10 @@ def handshake_rows(figures: list[Figure]) -> list[list[str]]:
                 _g(per_cpu := median_of(figures, "handshakes per server CPU-s", k), ".1f"),
                 _g(per_cpu * 60 if per_cpu else None, ".0f"),
                 _g(median_of(figures, "connect time", k), ".3f"),
+                str(len(f.values)),
+                "-"
+                if (s := spread_of(figures, "handshakes per server CPU-s", k)) is None
+                else f"{s[1]:.1f}-{s[2]:.1f}",
             ]
         )
     return rows
@@ -223,7 +249,9 @@ def summary(figures: list[Figure], spec: dict) -> str:
     if rows := handshake_rows(figures):
         lines += [
             f"OpenVPN TLS 1.2 DHE-RSA handshakes: {spec.get('clients')} clients "
-            f"renegotiating every second for {spec.get('handshake_window_s'):.0f} s:",
+            f"renegotiating every second for {spec.get('handshake_window_s'):.0f} s, "
+            f"{spec.get('handshake_runs', spec.get('runs', 1))} runs per cell (median; the "
+            "runs' range beside it):",
             text_table(HANDSHAKE_HEADERS, rows),
             "",
         ]

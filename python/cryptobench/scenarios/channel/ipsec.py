@@ -20,17 +20,18 @@ PLUGINS = (
 )
 PSK = "cryptobench-channel-ipsec-psk-not-a-secret"
 CHARON = "/usr/lib/ipsec/charon"
+PROGRAMS = (CHARON, "swanctl")
 
 
 def missing() -> str | None:
-    absent = [t for t in (CHARON, "swanctl") if shutil.which(t) is None]
+    absent = [t for t in PROGRAMS if shutil.which(t) is None]
     if absent:
-        return f"{', '.join(absent)} not installed (mk/channel.mk)"
+        return f"{', '.join(absent)} not installed (`make apt-channel`)"
     plugins = Path("/usr/lib/ipsec/plugins")
     needed = ("kernel-libipsec", "openssl", "gcm")
     lost = [p for p in needed if not (plugins / f"libstrongswan-{p}.so").exists()]
     if lost:
-        return f"strongSwan plugins {', '.join(lost)} missing (mk/channel.mk)"
+        return f"strongSwan plugins {', '.join(lost)} missing (`make apt-channel`)"
     return None
 
 

@@ -21,8 +21,11 @@ HANDSHAKE_LINE = "Control Channel: TLSv1.2"
 START_TIMEOUT_S = 60.0
 
 
+PROGRAMS = ("openvpn",)
+
+
 def missing() -> str | None:
-    return None if shutil.which("openvpn") else "openvpn not installed (mk/channel.mk)"
+    return None if shutil.which("openvpn") else "openvpn not installed (`make apt-channel`)"
 
 
 @dataclass(frozen=True)

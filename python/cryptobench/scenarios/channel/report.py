@@ -37,14 +37,17 @@ def sections(figures: list[Figure], spec: dict) -> list[Section]:
     if hs or tl:
         body = _figs(plots.handshakes(figures), plots.tls(figures))
         if hs:
-            body += html_table(HANDSHAKE_HEADERS, hs, numeric={3, 4, 5, 6, 7})
+            body += html_table(HANDSHAKE_HEADERS, hs, numeric={3, 4, 5, 6, 7, 8})
         if tl:
             body += html_table(TLS_HEADERS, tl, numeric={4, 5, 6, 7})
         body += how(
             f"OpenVPN: one server in namespace A, {spec.get('clients', 10)} clients in B, each "
             "with its own TUN, renegotiating the TLS 1.2 DHE-RSA control channel every second for "
             f"{spec.get('handshake_window_s', 0):.0f} s; completed handshakes counted from the "
-            "server's log; one connection: spawn to 'Initialization Sequence Completed' of a "
+            "server's log; each cell repeated "
+            f"{spec.get('handshake_runs', spec.get('runs', 1))} times (the thesis: five), the "
+            "median shown with the runs' range; one connection: spawn to 'Initialization "
+            "Sequence Completed' of a "
             "lone client. TLS: openssl s_time -new against s_server -www on loopback "
             f"({spec.get('tls_window_s')} s). accel off: OPENSSL_ia32cap="
             f"{spec.get('soft_ia32cap')} for every OpenSSL process. " + CPU_HOW

@@ -16,11 +16,12 @@ PORT = 51820
 INNER_A = "198.19.3.1"
 INNER_B = "198.19.3.2"
 SOCKETS = Path("/var/run/wireguard")
+PROGRAMS = ("wireguard-go", "wg")
 
 
 def missing() -> str | None:
-    absent = [t for t in ("wireguard-go", "wg") if shutil.which(t) is None]
-    return f"{', '.join(absent)} not installed (mk/channel.mk)" if absent else None
+    absent = [t for t in PROGRAMS if shutil.which(t) is None]
+    return f"{', '.join(absent)} not installed (`make apt-channel`)" if absent else None
 
 
 def _wg(topo: Topology, ns: str, *argv: str, stdin: str | None = None) -> str:

@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
+from cryptobench.scenarios import packages
 from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.config.driver import default_providers, find_driver, run_scenario
 from cryptobench.scenarios.config.figures import stored_settings, to_figures
 from cryptobench.scenarios.config.model import (
+    COMPAT_KDFS,
     QUICK_COMPAT_MAX_N,
     QUICK_N,
     QUICK_PROVIDERS,
@@ -111,6 +113,13 @@ def add_arguments(p: Any) -> None:
         help="where the configuration files are written (default: $TMPDIR); writes are "
         "fsync'ed, so its file system is part of the measurement",
     )
+    p.add_argument(
+        "--compat-kdf",
+        choices=COMPAT_KDFS,
+        default="thesis",
+        help="PBKDF2's hash in the thesis's scheme: thesis (default: each library its variant's, "
+        "libgcrypt SHA-512, OpenSSL SHA-1, Botan SHA-256) or one hash for every library",
+    )
     p.add_argument("--driver", metavar="PATH", help="the confcrypt-bench executable to use")
     p.add_argument("--note", default="", help="a note stored with the run")
     p.add_argument("--report", type=Path, metavar="FILE", help="also write an HTML report")
@@ -127,6 +136,7 @@ class Options:
     providers: str | None = None  # comma-separated (default: every one offering the algorithms)
     workdir: Path | None = None  # where the configuration files are written
     driver: str | None = None  # the confcrypt-bench executable
+    compat_kdf: str = "thesis"  # PBKDF2's hash in the thesis's scheme (model.COMPAT_KDFS)
 
 
 def command(args: argparse.Namespace) -> int:
@@ -140,6 +150,7 @@ def start(options: Options, target: Target) -> Started:
     from cryptobench.progress import ProgressBar
     from cryptobench.scenarios.config import SCENARIO
 
+    packages.require("config", ["gpg", "gpgconf"])
     quick = options.quick
     n_values = options.n or (QUICK_N if quick else THESIS_N)
     runs = options.runs or (QUICK_RUNS if quick else THESIS_RUNS)
@@ -160,7 +171,12 @@ def start(options: Options, target: Target) -> Started:
             )
     driver = find_driver(options.driver)
     passes = _passes(n_values, quick)
-    spec = {"providers": providers, "n": list(n_values), "runs": runs}
+    spec = {
+        "providers": providers,
+        "n": list(n_values),
+        "runs": runs,
+        "compat_kdf": options.compat_kdf,
+    }
     libraries = [
         {
             "provider": name,
@@ -200,7 +216,16 @@ def start(options: Options, target: Target) -> Started:
         )
         try:
             for schemes, n_pass in passes:
-                run_scenario(providers, n_pass, runs, driver, options.workdir, progress, schemes)
+                run_scenario(
+                    providers,
+                    n_pass,
+                    runs,
+                    driver,
+                    options.workdir,
+                    progress,
+                    schemes,
+                    options.compat_kdf,
+                )
         except UserError as e:
             raise UserError(f"{e} (what was measured is stored as run {run_id})") from None
         finally:

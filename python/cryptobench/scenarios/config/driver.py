@@ -3,8 +3,10 @@ confcrypt library in-process and times each write and read, in a throwaway GnuPG
 
 Driver contract (one JSON object on the driver's stdin, JSON lines on its stdout):
   in:  {"schemes": [...], "providers": [...], "n": [...], "runs": R, "dir": WORKDIR,
-        "gnupghome": PATH, "recipient": FPR, "signer": FPR, "format": "ini"}
-  out: {"type": "info", ...}  versions (gpg, providers) and method facts, first
+        "gnupghome": PATH, "recipient": FPR, "signer": FPR, "format": "ini",
+        "compat_kdf": "thesis"|"sha512"|"sha256"|"sha1"}
+  out: {"type": "info", ...}  versions (gpg, providers), the compat KDF per provider
+       ("compat_kdf": {provider: "pbkdf2-sha1", ...}) and method facts, first
        {"type": "skip", "scheme", "provider", "reason"}
        {"type": "notes", "scheme", "provider", "notes": [...]}  what confcrypt says it used
        {"type": "heap", "scheme", "provider", "n", "direction", "allocs", "bytes",
@@ -26,6 +28,7 @@ from typing import Any
 
 from cryptobench.errors import UserError
 from cryptobench.scenarios.config.model import (
+    COMPAT_KDFS,
     REQUIRED_ALGORITHMS,
     SCHEMES,
     THESIS_RUNS,
@@ -70,7 +73,7 @@ class GnupgHome:
         gpg = shutil.which("gpg")
         if not gpg:
             shutil.rmtree(self.path, ignore_errors=True)
-            raise UserError("gpg not found: install gnupg (make setup does)")
+            raise UserError("gpg not installed: `make apt-config` installs it")
         env = {**os.environ, "GNUPGHOME": str(self.path)}
         uid = "cryptobench scenario <scenario@cryptobench.invalid>"
         try:
@@ -121,6 +124,7 @@ def driver_spec(
     workdir: Path,
     gnupg: GnupgHome,
     schemes: Sequence[str] = tuple(SCHEMES),
+    compat_kdf: str = "thesis",
 ) -> dict[str, Any]:
     return {
         "schemes": list(schemes),
@@ -132,6 +136,7 @@ def driver_spec(
         "recipient": gnupg.fingerprint,
         "signer": gnupg.fingerprint,
         "format": "ini",
+        "compat_kdf": compat_kdf,
     }
 
 
@@ -210,12 +215,16 @@ def run_scenario(
     workdir: Path | None = None,
     on_message: Callable[[ScenarioRun, dict[str, Any]], None] | None = None,
     schemes: Sequence[str] = tuple(SCHEMES),
+    compat_kdf: str = "thesis",
 ) -> ScenarioRun:
     """Creates the GnuPG key and a work directory, runs the driver, returns what it reported.
     `workdir` is where the directory of configuration files is made (default: $TMPDIR): its file
-    system is part of the measurement, since every write is fsync'ed."""
+    system is part of the measurement, since every write is fsync'ed. `compat_kdf`: PBKDF2's
+    hash in the thesis's scheme (model.COMPAT_KDFS; "thesis": each library its variant's)."""
     if runs < 1:
         raise UserError("--runs must be at least 1")
+    if compat_kdf not in COMPAT_KDFS:
+        raise UserError(f"--compat-kdf {compat_kdf!r}: expected one of {', '.join(COMPAT_KDFS)}")
     if not n_values or any(n < 1 for n in n_values):
         raise UserError("--n: configuration sizes must be positive")
     exe = find_driver(driver)
@@ -223,7 +232,7 @@ def run_scenario(
         GnupgHome() as gnupg,
         tempfile.TemporaryDirectory(prefix="cryptobench-config-", dir=workdir) as d,
     ):
-        spec = driver_spec(providers, n_values, runs, Path(d), gnupg, schemes)
+        spec = driver_spec(providers, n_values, runs, Path(d), gnupg, schemes, compat_kdf)
         public = {k: v for k, v in spec.items() if k not in ("dir", "gnupghome")}
         public["driver"] = exe
         public["workdir_fs"] = filesystem_of(Path(d))

@@ -263,4 +263,7 @@ def summary_of(results: ScenarioResults, info: dict[str, Any] | None = None) -> 
         out.append(f"skipped {s['scheme']}/{s['provider']}: {s['reason']}")
     if info and info.get("gpg"):
         out.append(f"gpg: {info['gpg']}; compat unwraps its master password with gpg every time")
+    if info and info.get("compat_kdf"):
+        kdfs = ", ".join(f"{p} {k}" for p, k in info["compat_kdf"].items())
+        out.append(f"compat key derivation per library (the thesis's variants): {kdfs}")
     return "\n".join(out)

@@ -32,12 +32,17 @@ QUICK_COMPAT_MAX_N = 100
 SCHEMES: dict[str, str] = {
     "plain": "no encryption",
     "wholefile": "whole file: OpenPGP encrypt + sign via gpg",
-    "compat": "per value, the thesis's scheme (PBKDF2-HMAC-SHA512 x 15,000 per value, AES-256-CBC)",
+    "compat": "per value, the thesis's scheme (PBKDF2 x 15,000 per value, AES-256-CBC; PBKDF2's "
+    "hash that of the library's variant: SHA-512 libgcrypt, SHA-1 OpenSSL, SHA-256 Botan)",
     "confcrypt": "per value, confcrypt (one key unwrap per file, AES-256-GCM per value)",
 }
 PER_PROVIDER = ("compat", "confcrypt")
 DIRECTIONS = ("write", "read")  # the thesis's "encryption" and "decryption"
 THESIS_DIRECTION_NAME = {"write": "encryption", "read": "decryption"}
+# PBKDF2's hash in the thesis's scheme: "thesis" gives each library its variant's (Elektra at the
+# thesis's commit dfa9bb8, src/plugins/crypto/*_operations.c): libgcrypt SHA-512, OpenSSL SHA-1,
+# Botan SHA-256; any other library SHA-512 (libgcrypt's). Or one hash for every library.
+COMPAT_KDFS = ("thesis", "sha512", "sha256", "sha1")
 # What a provider must offer to be measured by default (`scenario config` without --providers).
 REQUIRED_ALGORITHMS = (("aes-256-gcm", "encrypt"), ("pbkdf2-sha512", "derive"))
 

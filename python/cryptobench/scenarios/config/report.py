@@ -158,6 +158,13 @@ def render_section(
     return "".join(parts)
 
 
+def compat_kdf_text(info: dict[str, Any]) -> str:
+    """PBKDF2's hash per library in the thesis's scheme, as the driver reported it (a run made
+    before the driver reported it used PBKDF2-HMAC-SHA512 for every library)."""
+    kdfs = info.get("compat_kdf") or dict.fromkeys(info.get("providers") or {}, "pbkdf2-sha512")
+    return ", ".join(f"{p} {k.replace('pbkdf2-', 'HMAC-').upper()}" for p, k in kdfs.items())
+
+
 def _method_html(
     results: ScenarioResults, info: dict[str, Any], machine: dict[str, Any], spec: dict[str, Any]
 ) -> str:
@@ -175,6 +182,7 @@ def _method_html(
     fs = spec.get("workdir_fs")
     fs_text = f"; the work directory is on {escape(fs)}" if fs and fs != "?" else ""
     iterations = info.get("compat_iterations", 15000)
+    kdfs = compat_kdf_text(info)
     return (
         "<p>The thesis's benchmark, repeated: a configuration file (INI) of n string values of "
         "16 to 32 characters under key names like <code>section03/key0081</code>, written "
@@ -202,8 +210,9 @@ def _method_html(
             "factors and orders of magnitude rather than seconds. <i>Master password</i>: as in "
             "the thesis, the compatibility scheme keeps its random 30-character master password "
             "GnuPG-encrypted to the user's key and decrypts it with gpg inside every timed write "
-            f"and read, then runs PBKDF2-HMAC-SHA512 with {iterations:,} iterations for every "
-            "value; so its h includes one gpg process per operation. <i>confcrypt's scheme</i> "
+            f"and read, then runs PBKDF2 with {iterations:,} iterations for every value, "
+            f"with the hash of the thesis's variant of each library ({escape(kdfs)}); so its h "
+            "includes one gpg process per operation. <i>confcrypt's scheme</i> "
             "wraps a fresh data key with gpg on every write (one gpg process) and unwraps it on "
             "every read (one gpg process: decrypt), then uses "
             "AES-256-GCM per value and an HMAC over the file. <i>Whole file</i>: gpg encrypts "

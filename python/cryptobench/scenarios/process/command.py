@@ -9,6 +9,7 @@ from typing import Any
 
 from cryptobench.errors import UserError
 from cryptobench.figures import skipped
+from cryptobench.scenarios import packages
 from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.process import corpus, driver, measure
 from cryptobench.scenarios.process.model import (
@@ -45,6 +46,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help=f"a few minutes: {', '.join(QUICK_PROVIDERS)}; {', '.join(QUICK_ALGORITHMS)}; "
         f"128 KiB and 1 MiB; {QUICK_RUNS} runs",
+    )
+    p.add_argument(
+        "--roundtrip",
+        action="store_true",
+        help="also time one execution that encrypts and then decrypts the result, as EvalMe "
+        "did (reproduce 004 does)",
     )
     p.add_argument("--workdir", type=Path, metavar="DIR", help="where outputs are written")
     p.add_argument("--note", default="", help="a note stored with the run")
@@ -96,6 +103,7 @@ def settings(args: "Options", caps: Any) -> dict[str, Any]:
         "runs": runs,
         "warmup": WARMUP,
         "chunk": CHUNK,
+        "roundtrip": bool(args.roundtrip),
     }
 
 
@@ -120,6 +128,7 @@ class Options:
     sizes: str | None = None  # "128K,1M"
     runs: int | None = None
     quick: bool = False
+    roundtrip: bool = False  # also time one execution encrypting and decrypting (EvalMe's)
     workdir: Path | None = None
 
 
@@ -153,6 +162,12 @@ def start(options: Options, target: Target) -> Started:
     exe = runner.find_runner()
     caps = runner.list_capabilities(exe)
     spec = settings(options, caps)
+    packages.require(
+        "process",
+        ["hyperfine"],
+        [f for kind, f in (("audio", corpus.AUDIO_DIR), ("text", corpus.TEXT_SOURCES[0]))
+         if kind in spec["kinds"]],
+    )  # fmt: skip
     program = driver.find_program()
     files, missing = corpus.build(tuple(spec["kinds"]), tuple(spec["sizes"]))
     spec["corpus"] = corpus.checksums(files)
@@ -187,7 +202,7 @@ def start(options: Options, target: Target) -> Started:
         )
         for kind, why in missing.items():
             db.add_figures(run_id, [skipped({"kind": kind}, "wall", "s", why)])
-        measure.startup(db, run_id, program, cells, work, spec["runs"])
+        measure.startup(db, run_id, program, cells, work, spec["runs"], spec["roundtrip"])
         done = 0
         try:
             for size in spec["sizes"]:

@@ -79,7 +79,17 @@ def measure(argv: list[str], timeout_s: float = TIMEOUT_S) -> ProcessCost:
     )
 
 
-def encfile(program: str, mode: str, provider: str, algorithm: str, src: Path, dst: Path) -> list:
+def encfile(
+    program: str,
+    mode: str,
+    provider: str,
+    algorithm: str,
+    src: Path,
+    dst: Path,
+    back: Path | None = None,
+) -> list:
+    """The program's command line. mode "roundtrip" (with `back`): one execution that encrypts
+    `src` to `dst` and then decrypts `dst` to `back`, as EvalMe timed them."""
     return [
         program,
         mode,
@@ -91,7 +101,7 @@ def encfile(program: str, mode: str, provider: str, algorithm: str, src: Path, d
         str(src),
         "--out",
         str(dst),
-    ]
+    ] + (["--back", str(back)] if back is not None else [])
 
 
 def digests(path: Path) -> tuple[str, str]:

@@ -19,41 +19,53 @@ def _cost_figures(key: dict, costs: list, extra: dict | None = None) -> list[Fig
     ]
 
 
-def startup(db, run_id: int, program: str, cells: list, work: Path, runs: int) -> None:
-    """Each program on an empty input: process start-up and library loading, nothing else."""
+def startup(
+    db, run_id: int, program: str, cells: list, work: Path, runs: int, roundtrip: bool = False
+) -> None:
+    """Each program on an empty input: process start-up and library loading, nothing else (and
+    with `roundtrip`, the one-execution encrypt-then-decrypt program's start-up too)."""
     empty = work / "empty"
     empty.write_bytes(b"")
-    for provider, algorithm in cells:
-        costs = [
-            driver.measure(
-                driver.encfile(program, "encrypt", provider, algorithm, empty, work / "empty.enc")
+    back = work / "empty.back"
+    for direction in ("encrypt", "roundtrip") if roundtrip else ("encrypt",):
+        for provider, algorithm in cells:
+            argv = driver.encfile(
+                program,
+                direction,
+                provider,
+                algorithm,
+                empty,
+                work / "empty.enc",
+                back if direction == "roundtrip" else None,
             )
-            for _ in range(runs)
-        ]
-        key = {
-            "provider": provider,
-            "algorithm": algorithm,
-            "kind": "empty",
-            "size": 0,
-            "direction": "encrypt",
-        }
-        bad = [c for c in costs if c.status != 0]
-        if bad:
-            db.add_figures(
-                run_id, [failed(key, "wall", "s", f"exit {bad[0].status}: {bad[0].stderr[-200:]}")]
-            )
-        else:
-            db.add_figures(run_id, _cost_figures(key, costs))
+            costs = [driver.measure(argv) for _ in range(runs)]
+            key = {
+                "provider": provider,
+                "algorithm": algorithm,
+                "kind": "empty",
+                "size": 0,
+                "direction": direction,
+            }
+            bad = [c for c in costs if c.status != 0]
+            if bad:
+                reason = f"exit {bad[0].status}: {bad[0].stderr[-200:]}"
+                db.add_figures(run_id, [failed(key, "wall", "s", reason)])
+            else:
+                db.add_figures(run_id, _cost_figures(key, costs))
 
 
 def cell_runs(
     program: str, cells: list, inputs: list[tuple[str, Path]], size: int, work: Path, spec: dict
 ):
     """For the inputs of one size (one per kind): every provider × algorithm, encrypt then
-    decrypt, warm-up runs first. Each run goes over every input and every cell in turn, so the
+    decrypt, and with spec["roundtrip"] also the paper's one execution doing both, warm-up runs
+    first. Each run goes over every input and every cell in turn, so the
     machine's drift hits kinds and cells alike — a kind measured minutes after another would
     show the machine's drift as a difference between kinds. Every decryption is checked
     against the input's MD5 and SHA-256; a mismatch fails the cell."""
+    directions = (
+        ("encrypt", "decrypt", "roundtrip") if spec.get("roundtrip") else ("encrypt", "decrypt")
+    )
     want = {kind: driver.digests(path) for kind, path in inputs}
     cost: dict[tuple, list] = {}
     failures: dict[tuple, str] = {}
@@ -68,16 +80,24 @@ def cell_runs(
                     driver.encfile(program, "encrypt", provider, algorithm, path, ct)
                 )
                 d = driver.measure(driver.encfile(program, "decrypt", provider, algorithm, ct, out))
-                if e.status != 0 or d.status != 0:
-                    bad = e if e.status != 0 else d
+                got = {"encrypt": e, "decrypt": d}
+                checked = [out]
+                if "roundtrip" in directions:  # one execution: encrypt, then decrypt the result
+                    back = work / "back.bin"
+                    got["roundtrip"] = driver.measure(
+                        driver.encfile(program, "roundtrip", provider, algorithm, path, ct, back)
+                    )
+                    checked.append(back)
+                bad = next((c for c in got.values() if c.status != 0), None)
+                if bad is not None:
                     failures[(kind, *cell)] = f"exit {bad.status}: {bad.stderr[-200:]}"
                     continue
-                if driver.digests(out) != want[kind]:
+                if any(driver.digests(f) != want[kind] for f in checked):
                     failures[(kind, *cell)] = "the round trip changed the data (MD5/SHA-256 differ)"
                     continue
                 if run >= spec["warmup"]:
-                    cost.setdefault((kind, *cell, "encrypt"), []).append(e)
-                    cost.setdefault((kind, *cell, "decrypt"), []).append(d)
+                    for direction, c in got.items():
+                        cost.setdefault((kind, *cell, direction), []).append(c)
     for kind, _ in inputs:
         for provider, algorithm in cells:
             base = {"provider": provider, "algorithm": algorithm, "kind": kind, "size": size}
@@ -86,7 +106,7 @@ def cell_runs(
                 yield [failed({**base, "direction": "encrypt"}, "wall", "s", reason)]
                 continue
             figs = []
-            for direction in ("encrypt", "decrypt"):
+            for direction in directions:
                 runs = cost[(kind, provider, algorithm, direction)]
                 outliers = _outliers([c.wall_s for c in runs])
                 figs += _cost_figures(

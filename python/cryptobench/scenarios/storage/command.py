@@ -12,6 +12,7 @@ from typing import Any
 
 from cryptobench.errors import UserError
 from cryptobench.figures import Figure, failed, skipped
+from cryptobench.scenarios import packages
 from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
 from cryptobench.scenarios.storage import security, workloads
 from cryptobench.scenarios.storage.model import (
@@ -297,6 +298,13 @@ def start(options: Options, target: Target) -> Started:
     from cryptobench.scenarios.storage import SCENARIO
 
     spec = settings(options)
+    systems = all_systems()
+    packages.require(
+        "storage",
+        [t for name in spec["systems"] for t in systems[name].tools]
+        + ["dd", "fio"]
+        + (["bonnie++"] if spec["bonnie"] else []),
+    )
     if os.geteuid() != 0:
         raise UserError("cryptobench storage needs root (loop devices, mounts, FUSE)")
     workdir = options.workdir or Path("/var/tmp")

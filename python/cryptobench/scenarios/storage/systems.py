@@ -62,7 +62,7 @@ class System:
     def missing(self) -> str | None:
         absent = [t for t in self.tools if shutil.which(t) is None]
         if absent:
-            return f"{', '.join(absent)} not installed (make setup installs it: mk/storage.mk)"
+            return f"{', '.join(absent)} not installed (`make apt-storage` installs it)"
         if self.fuse and not os.path.exists("/dev/fuse"):
             return "no /dev/fuse"
         if (self.fuse or self.needs_root) and os.geteuid() != 0:

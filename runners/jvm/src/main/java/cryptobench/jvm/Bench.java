@@ -5,6 +5,7 @@ import cryptobench.jvm.Types.KeyParts;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.TreeMap;
+import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import java.io.BufferedReader;
@@ -47,7 +48,6 @@ final class Bench {
     s.targetSampleMs = 25;
     s.warmupMs = 200;
     s.heapIterations = 1;
-    s.agreement = false;
     return s;
   }
 
@@ -178,7 +178,13 @@ final class Bench {
       JsonObject result = JsonParser.parseString(out.readLine()).getAsJsonObject();
       if (!result.get("status").getAsString().equals(Engine.OK))
         return result.get("status").getAsString() + " " + result.get("reason").getAsString();
-      into.add(result.getAsJsonObject("summary").get("median_ns").getAsDouble());
+      JsonArray samples = result.getAsJsonArray("samples");
+      double[] perOp = new double[samples.size()];
+      for (int i = 0; i < perOp.length; i++) {
+        JsonObject x = samples.get(i).getAsJsonObject();
+        perOp[i] = x.get("ns").getAsDouble() / x.get("iterations").getAsDouble();
+      }
+      into.add(Engine.median(perOp));
       in.println("{\"cmd\": \"quit\"}");
     } finally {
       if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) p.destroyForcibly();

@@ -584,16 +584,9 @@ final class Engine {
     }
   }
 
-  static double quantile(double[] sorted, double q) {
-    double pos = q * (sorted.length - 1);
-    int lo = (int) Math.floor(pos);
-    int hi = Math.min(lo + 1, sorted.length - 1);
-    return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
-  }
-
   static double median(double[] v) {
     double[] s = v.clone();
     Arrays.sort(s);
-    return quantile(s, 0.5);
+    return (s[(s.length - 1) / 2] + s[s.length / 2]) / 2;
   }
 }

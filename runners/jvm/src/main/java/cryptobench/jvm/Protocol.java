@@ -17,13 +17,10 @@ import java.io.BufferedReader;
 import java.io.PrintStream;
 import java.io.StringReader;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * The runner protocol (docs/protocol.md): case parsing with the native runner's checks and
@@ -46,17 +43,6 @@ final class Protocol {
       super(m);
     }
   }
-
-  static final Set<String> CASE_FIELDS =
-      Set.of(
-          "id", "provider", "variant", "operation", "algorithm", "size", "input", "align_offset",
-          "aad_bytes", "samples", "batch", "target_sample_ms", "warmup_ms", "heap_iterations",
-          "seed", "agreement", "cost", "inplace", "key_setup");
-
-  static final List<String> OPERATIONS =
-      List.of(
-          "encrypt", "decrypt", "hash", "mac", "keygen", "sign", "verify", "derive", "encaps",
-          "decaps");
 
   static JsonElement parseJson(String line) throws SpecError {
     try {
@@ -91,64 +77,35 @@ final class Protocol {
   static final Gson SPEC =
       new GsonBuilder().setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES).create();
 
-  /** protocol.cpp, parse_case: the fields, then their values against the catalogue. */
+  /**
+   * The case specification over its defaults. The coordinator checked every value against the
+   * catalogue before sending it (plan.py): this resolves only what the runner needs, a known
+   * provider, algorithm and operation, and what key_setup (this runner's own field) takes.
+   */
   static CaseSpec parseCase(JsonElement raw, String where) throws SpecError {
     if (raw == null || !raw.isJsonObject()) throw new SpecError(where + ": must be an object");
-    JsonObject m = raw.getAsJsonObject();
-    for (String k : new TreeSet<>(m.keySet()))
-      if (!CASE_FIELDS.contains(k)) throw new SpecError(where + "." + k + ": unknown field");
-    for (String k : List.of("id", "provider", "operation", "algorithm", "size"))
-      if (!m.has(k)) throw new SpecError(where + "." + k + ": missing");
-    for (String k : List.of("id", "provider", "variant", "operation", "algorithm", "input"))
-      if (m.has(k) && !(m.get(k).isJsonPrimitive() && m.get(k).getAsJsonPrimitive().isString()))
-        throw new SpecError(where + "." + k + ": must be a string");
-    for (String k : List.of("agreement", "inplace", "key_setup"))
-      if (m.has(k) && !(m.get(k).isJsonPrimitive() && m.get(k).getAsJsonPrimitive().isBoolean()))
-        throw new SpecError(where + "." + k + ": must be true or false");
-    for (String k :
-        List.of("size", "align_offset", "aad_bytes", "samples", "batch", "heap_iterations", "seed"))
-      if (m.has(k)) uint(m.get(k), where + "." + k);
-    if (m.has("cost") && !m.get("cost").isJsonObject())
-      throw new SpecError(where + ".cost: must be an object of non-negative integers");
-    if (m.has("cost"))
-      for (Map.Entry<String, JsonElement> e : m.getAsJsonObject("cost").entrySet())
-        uint(e.getValue(), where + ".cost." + e.getKey());
-    JsonObject known = m.deepCopy();
-    known.remove("seed"); // unsigned 64-bit: Gson reads signed longs
+    JsonObject m = raw.getAsJsonObject().deepCopy();
+    JsonElement seed = m.remove("seed"); // unsigned 64-bit: Gson reads signed longs
     CaseSpec s;
     try {
-      s = SPEC.fromJson(known, CaseSpec.class);
+      s = SPEC.fromJson(m, CaseSpec.class);
     } catch (RuntimeException e) {
       throw new SpecError(where + ": " + e.getMessage());
     }
-    if (m.has("seed")) s.seed = uint(m.get("seed"), where + ".seed");
+    if (seed != null) s.seed = uint(seed, where + ".seed");
     s.cost = new TreeMap<>(s.cost);
     AlgorithmInfo info = Types.findAlgorithm(s.algorithm);
-    String kind = info == null ? "" : info.kind;
-    long min = info == null ? 0 : info.minSize, block = info == null ? 1 : info.blockBytes;
-    String names = String.join(", ", Providers.NAMES), ops = String.join(", ", OPERATIONS);
-    boolean symmetric = kind.equals("cipher") || kind.equals("aead");
-    boolean badSize = s.size > 1L << 30 || s.size < min || s.size % block != 0;
-    Object[][] checks = {
-      {"provider", !Providers.NAMES.contains(s.provider),
-        "unknown provider '" + s.provider + "' (this runner has: " + names + ")"},
-      {"algorithm", info == null, "unknown algorithm '" + s.algorithm + "'"},
-      {"operation", !OPERATIONS.contains(s.operation), "unknown operation '" + s.operation + "' (" + ops + ")"},
-      {"operation", info != null && !info.hasOp(s.operation),
-        s.operation + " does not apply to " + s.algorithm + " (a " + kind + ")"},
-      {"key_setup", s.keySetup && !symmetric, "applies to ciphers and AEADs only, not to " + s.algorithm},
-      {"size", s.keySetup && s.size != 0, "a key_setup case processes no data: size must be 0"},
-      {"size", !s.keySetup && badSize, s.algorithm + " needs at least " + min + " bytes in multiples of " + block},
-      {"input", !List.of("random", "zeros", "text").contains(s.input), "must be random, zeros or text"},
-      {"align_offset", s.alignOffset > 63, "must be between 0 and 63"},
-      {"aad_bytes", s.aadBytes > 1 << 20, "must be between 0 and 1048576"},
-      {"samples", s.samples < 1 || s.batch < 1 || s.heapIterations < 1,
-        "samples, batch and heap_iterations must be at least 1"},
-      {"target_sample_ms", !(s.targetSampleMs >= 0.001) || !(s.warmupMs >= 0),
-        "must be at least 0.001 (warmup_ms: 0)"},
-      {"cost", !s.cost.isEmpty() && !kind.equals("kdf"), s.algorithm + " takes no cost parameters (only KDFs do)"},
-    };
-    for (Object[] c : checks) if ((Boolean) c[1]) throw new SpecError(where + "." + c[0] + ": " + c[2]);
+    String why =
+        !Providers.NAMES.contains(s.provider)
+            ? "provider: unknown provider '" + s.provider + "' (this runner has: "
+                + String.join(", ", Providers.NAMES) + ")"
+            : info == null ? "algorithm: unknown algorithm '" + s.algorithm + "'"
+            : !info.hasOp(s.operation) ? "operation: '" + s.operation + "' does not apply to " + s.algorithm
+            : s.keySetup && !info.kind.equals("cipher") && !info.kind.equals("aead")
+                ? "key_setup: applies to ciphers and AEADs only, not to " + s.algorithm
+            : s.keySetup && s.size != 0 ? "size: a key_setup case processes no data: size must be 0"
+            : null;
+    if (why != null) throw new SpecError(where + "." + why);
     return s;
   }
 
@@ -176,23 +133,6 @@ final class Protocol {
     return a;
   }
 
-  /** stats.cpp, summarise (linear-interpolation quantiles, MAD around the median). */
-  static JsonObject summarise(List<Sample> samples, long bytesPerOp) {
-    if (samples.isEmpty()) return obj("n", 0);
-    double[] ns = new double[samples.size()];
-    for (int i = 0; i < ns.length; i++) ns[i] = (double) samples.get(i).ns() / samples.get(i).iterations();
-    Arrays.sort(ns);
-    double med = Engine.quantile(ns, 0.5);
-    double[] dev = new double[ns.length];
-    for (int i = 0; i < ns.length; i++) dev[i] = Math.abs(ns[i] - med);
-    double ops = med > 0 ? 1e9 / med : 0;
-    return obj(
-        "n", ns.length, "median_ns", med, "q1_ns", Engine.quantile(ns, 0.25),
-        "q3_ns", Engine.quantile(ns, 0.75), "min_ns", ns[0], "max_ns", ns[ns.length - 1],
-        "mad_ns", Engine.median(dev), "bytes_per_s", bytesPerOp * ops, "ops_per_s", ops,
-        "median_ticks", 0, "ticks_per_byte", 0);
-  }
-
   static JsonObject resultMessage(OpenCase c) {
     CaseSpec s = c.spec;
     JsonObject gate = new JsonObject();
@@ -203,7 +143,6 @@ final class Protocol {
     if (s.keySetup) r.addProperty("key_setup", true);
     if (c.status.equals(Engine.OK)) {
       r.add("samples", samplesJson(c.samples));
-      r.add("summary", summarise(c.samples, s.size));
       // The counter answers -1 where the JVM does not count allocations: not measured, not 0.
       boolean counted = Engine.allocatedBytes() >= 0;
       r.add(
@@ -237,22 +176,6 @@ final class Protocol {
         "gc_count", c.gcCount, "gc_ms", c.gcMs);
   }
 
-  static final class Totals {
-    int cases, ok, failed, unsupported;
-
-    void count(String status) {
-      cases++;
-      if (status.equals(Engine.OK)) ok++;
-      else if (status.equals(Engine.FAILED)) failed++;
-      else if (status.equals(Engine.UNSUPPORTED)) unsupported++;
-    }
-
-    JsonObject message() {
-      return obj("type", "done", "cases", cases, "ok", ok, "failed", failed, "unsupported", unsupported,
-          "max_rss_kb", Rss.maxRssKb());
-    }
-  }
-
   static JsonObject errorMessage(String text) {
     return obj("type", "error", "message", text);
   }
@@ -268,7 +191,6 @@ final class Protocol {
   static int serve(BufferedReader in, PrintStream out, Integer cpu) throws Exception {
     emit(out, hello(cpu));
     Map<String, OpenCase> open = new HashMap<>();
-    Totals t = new Totals();
     String line;
     while ((line = in.readLine()) != null) {
       line = line.strip();
@@ -284,18 +206,18 @@ final class Protocol {
         if (cmd.isEmpty())
           throw new SpecError("cmd: missing (" + COMMANDS + ")");
         if (cmd.equals("quit")) break;
-        reply = serveOne(cmd, req, open, t);
+        reply = serveOne(cmd, req, open);
       } catch (SpecError e) {
         reply = errorMessage(e.getMessage());
       }
       emit(out, reply);
     }
-    emit(out, t.message());
+    // The last line; the coordinator counts its cases' outcomes itself.
+    emit(out, obj("type", "done", "max_rss_kb", Rss.maxRssKb()));
     return 0;
   }
 
-  static JsonObject serveOne(String cmd, JsonObject req, Map<String, OpenCase> open, Totals t)
-      throws SpecError {
+  static JsonObject serveOne(String cmd, JsonObject req, Map<String, OpenCase> open) throws SpecError {
     switch (cmd) {
       case "open":
         {
@@ -304,7 +226,6 @@ final class Protocol {
           if (open.containsKey(spec.id)) throw new SpecError("case.id: '" + spec.id + "' is already open");
           OpenCase c = Engine.openCase(spec, req.get("params"));
           if (c.status.equals(Engine.OK)) open.put(spec.id, c);
-          else t.count(c.status);
           return caseMessage(c);
         }
       case "steps":
@@ -322,7 +243,6 @@ final class Protocol {
     if (cmd.equals("close")) {
       Engine.checkTimedInstance(c);
       open.remove(id);
-      t.count(c.status);
       return resultMessage(c);
     }
     long count = req.has("count") ? uint(req.get("count"), "request.count") : 1;
@@ -338,7 +258,6 @@ final class Protocol {
       }
       if (!c.status.equals(Engine.OK)) { // a library error, or the check of the timed instance failed
         open.remove(id);
-        t.count(c.status);
         return resultMessage(c);
       }
     }

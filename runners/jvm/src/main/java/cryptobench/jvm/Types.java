@@ -187,10 +187,11 @@ final class Types {
   }
 
   static String message(Throwable e) {
-    if (e instanceof Unsupported || e instanceof Rejected || e instanceof Failed)
-      return e.getMessage();
+    // Never null: a reason (not_offered's, a case's) is a non-empty line (protocol.schema.json).
     String m = e.getMessage();
     String n = e.getClass().getSimpleName();
+    if (e instanceof Unsupported || e instanceof Rejected || e instanceof Failed)
+      return m == null || m.isEmpty() ? n : m;
     return m == null || m.isEmpty() ? n : n + ": " + m;
   }
 }

@@ -1,0 +1,20 @@
+# `make demo`: only what the default suite and its report need, then the suite. It installs
+# APT_build and APT_libs (no package that only a scenario or a test needs: `make apt-PART` or
+# `make setup` for those), builds the native runner without its tests and .venv without the test
+# tools, and the runners the default suite measures (DEMO_TARGETS: Go, Python, Rust; the JVM's
+# is measured by `full` and `-p runner:jvm`). It runs with -j, so that the runners and .venv's
+# Python packages build and download while apt installs and the native runner compiles. Each
+# phase prints its start and time (its output goes to build/phases/NAME.log); the run prints
+# the report's answer table as soon as it ends, then writes the report. (setup-demo, the graph,
+# is in the Makefile, after every part has added its DEMO_TARGETS.)
+.PHONY: demo
+SUITE ?= default
+# Enough jobs that every phase starts as soon as it can (each build is itself parallel): with
+# fewer, the native build, the longest, waited for a runner's slot.
+DEMO_JOBS ?= 8
+
+demo:
+	+@$(MAKE) --no-print-directory -j $(DEMO_JOBS) setup-demo NATIVE_TESTS=OFF VENV_EXTRAS= PHASE_QUIET=1
+	@$(PHASE) suite $(VENV)/bin/cryptobench run --suite $(SUITE) --report report.html
+	@echo "report: $$(pwd)/report.html"
+	@echo "serve the store as a web page: $(VENV)/bin/cryptobench serve   (then http://127.0.0.1:8350/)"

@@ -1,0 +1,267 @@
+"""Measuring leak tests through the runners' `leak` request (docs/protocol.md): one `serve`
+process per (provider, variant), the rounds of every test sent in chunks that take turns across
+the providers, so drift on the machine meets every provider alike; then the paired statistics of
+leakstats.py over the whole run at once, and the figures that store it."""
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cryptobench import leakstats
+from cryptobench.figures import Figure, failed
+from cryptobench.gate.material import ByteStream, case_params
+from cryptobench.gate.vectors import Vectors, public_parts
+from cryptobench.runner import RunnerFailure, ServeProcess
+from cryptobench.scenarios.leaks.classes import LeakTest, aead_classes, oaep_classes
+
+TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class Slot:
+    provider: str
+    variant: str
+    exe: Path
+
+    @property
+    def label(self) -> str:
+        return self.provider if self.variant == "default" else f"{self.provider}/{self.variant}"
+
+
+@dataclass
+class Cell:
+    """One test on one provider: its classes, what each must do, and the times gathered."""
+
+    slot: Slot
+    test: LeakTest
+    params: dict[str, Any]
+    classes: dict[str, bytes] = field(default_factory=dict)
+    expected_out: bytes = b""
+    times: dict[str, list[float]] = field(default_factory=dict)
+    problem: str = ""
+
+
+class Processes:
+    """The serve processes of a run, started on first use and stopped together."""
+
+    def __init__(self) -> None:
+        self.procs: dict[Slot, ServeProcess] = {}
+
+    def request(self, slot: Slot, message: dict[str, Any], doing: str) -> dict[str, Any]:
+        proc = self.procs.get(slot)
+        if proc is None or proc.proc is None or proc.proc.poll() is not None:
+            proc = ServeProcess(slot.exe, slot.provider, slot.variant, TIMEOUT_S)
+            proc.start()
+            self.procs[slot] = proc
+        reply = proc.request(message, doing)
+        if reply.get("type") == "error":
+            raise RunnerFailure(
+                "protocol", f"the runner refused the leak request: {reply.get('message')}"
+            )
+        return reply
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            proc.stop()
+
+
+def _case(cell: Cell, operation: str | None = None, size: int | None = None) -> dict[str, Any]:
+    return {
+        "id": f"leak:{cell.test.algorithm}",
+        "provider": cell.slot.provider,
+        "variant": cell.slot.variant,
+        "operation": operation or cell.test.operation,
+        "algorithm": cell.test.algorithm,
+        "size": cell.test.size if size is None else size,
+    }
+
+
+def prepare_cell(procs: Processes, cell: Cell, info: dict, vectors: Vectors, seed: int) -> None:
+    """Makes the cell's classes. AEAD classes start from the provider's own encryption of the
+    message (through the same request, one round), then break the tag."""
+    kind = info["kind"]
+    if kind == "aead":
+        message = ByteStream(seed ^ 0x1234567).bytes(cell.test.size)
+        reply = procs.request(
+            cell.slot,
+            {
+                "cmd": "leak",
+                "case": _case(cell, "encrypt"),
+                "params": cell.params,
+                "classes": [message.hex(), message.hex()],
+                "rounds": 1,
+            },
+            "encrypting the valid class",
+        )
+        if reply.get("status") != "ok":
+            cell.problem = f"{reply.get('status')}: {reply.get('reason')}"
+            return
+        first = reply["outcomes"][0]
+        if "out" not in first:
+            cell.problem = f"encrypting the valid class failed: {first.get('error')}"
+            return
+        cell.classes = aead_classes(bytes.fromhex(first["out"]), info["tag_bytes"])
+        cell.expected_out = message
+    elif kind == "pk-encryption":
+        key = vectors.test_key(info["key_type"])
+        cell.classes, cell.expected_out = oaep_classes(public_parts(info, key), seed)
+    else:
+        cell.problem = f"no leak classes for {kind} algorithms"
+
+
+def check_outcomes(cell: Cell, outcomes: list[dict[str, Any]]) -> str:
+    """Each class did what it claims: the valid one gave the message back, the others were
+    refused. Empty when all did."""
+    for name, got in zip(cell.test.class_names, outcomes, strict=True):
+        want = cell.test.expect.get(name, "error")
+        if want == "out" and got.get("out") != cell.expected_out.hex():
+            return f"class {name}: expected the message back, got {got}"
+        if want == "error" and "error" not in got:
+            return f"class {name}: expected a refusal, got an output"
+    return ""
+
+
+def measure_chunk(procs: Processes, cell: Cell, rounds: int, batch: int, seed: int) -> None:
+    names = cell.test.class_names
+    reply = procs.request(
+        cell.slot,
+        {
+            "cmd": "leak",
+            "case": _case(cell),
+            "params": cell.params,
+            "classes": [cell.classes[n].hex() for n in names],
+            "rounds": rounds,
+            "batch": batch,
+            "seed": seed,
+        },
+        f"timing {cell.test.name}",
+    )
+    if reply.get("status") != "ok":
+        cell.problem = f"{reply.get('status')}: {reply.get('reason')}"
+        return
+    if not cell.times:
+        problem = check_outcomes(cell, reply["outcomes"])
+        if problem:
+            cell.problem = problem
+            return
+    for name, ns in zip(names, reply["ns"], strict=True):
+        cell.times.setdefault(name, []).extend(t / batch for t in ns)
+
+
+def run_cells(
+    cells: list[Cell],
+    infos: dict[str, dict],
+    rounds: int,
+    chunk: int,
+    batch: int,
+    seed: int,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+) -> None:
+    """Prepares every cell, then takes `rounds` rounds of each in chunks, the cells in a new
+    random order every chunk."""
+    vectors = Vectors()
+    procs = Processes()
+    order = random.Random(seed)
+    try:
+        for cell in cells:
+            info = infos[cell.test.algorithm]
+            try:
+                cell.params = case_params(info, _case(cell), vectors).to_json()
+                prepare_cell(procs, cell, info, vectors, seed)
+            except RunnerFailure as e:
+                cell.problem = e.message
+        chunks = (rounds + chunk - 1) // chunk
+        for k in range(chunks):
+            n = min(chunk, rounds - k * chunk)
+            live = [c for c in cells if not c.problem]
+            order.shuffle(live)
+            for cell in live:
+                try:
+                    measure_chunk(procs, cell, n, batch, seed + k)
+                except RunnerFailure as e:
+                    cell.problem = e.message
+            progress(k + 1, chunks)
+    finally:
+        procs.stop()
+
+
+def figures(cells: list[Cell]) -> list[Figure]:
+    """The run's figures: per class its times, per comparison its paired differences with the
+    statistics in `extra`; the comparisons of the whole run corrected together."""
+    raw: list[leakstats.Comparison] = []
+    data: list[np.ndarray] = []
+    owner: list[Cell] = []
+    out: list[Figure] = []
+    for cell in cells:
+        key = {
+            "provider": cell.slot.label,
+            "algorithm": cell.test.algorithm,
+            "operation": cell.test.operation,
+        }
+        if cell.problem:
+            out.append(
+                failed({**key, "classes": cell.test.name}, "median difference", "ns", cell.problem)
+            )
+            continue
+        for name in cell.test.class_names:
+            values = cell.times[name]
+            out.append(
+                Figure(
+                    {**key, "class": name},
+                    "time per operation",
+                    "ns",
+                    tuple(values),
+                    better="lower",
+                )
+            )
+        mine = []
+        for base, other, control in cell.test.comparisons:
+            a, b = cell.times[base], cell.times[other]
+            mine.append(leakstats.compare(a, b, base, other, control))
+            data.append(leakstats.differences(a, b))
+            owner.append(cell)
+        # One process, one clock: its step is the largest any of the cell's comparisons shows.
+        step = max(c.step_ns for c in mine)
+        raw.extend(replace(c, step_ns=step) for c in mine)
+    judged = leakstats.judge(raw, data)
+    by_cell: dict[int, list[int]] = {}
+    for i, cell in enumerate(owner):
+        by_cell.setdefault(id(cell), []).append(i)
+    for indices in by_cell.values():
+        gated = leakstats.gate_on_control([judged[i] for i in indices])
+        for i, c in zip(indices, gated, strict=True):
+            judged[i] = c
+    for c, d, cell in zip(judged, data, owner, strict=True):
+        extra = {
+            "comparisons_in_run": len(judged),
+            "base_median_ns": c.base_median_ns,
+            "median_diff_ns": c.median_diff_ns,
+            "ci_low": c.ci_low,
+            "ci_high": c.ci_high,
+            "p_sign": c.p_sign,
+            "p_holm": c.p_holm,
+            "p_wilcoxon": c.p_wilcoxon,
+            "n": c.n,
+            "verdict": c.verdict,
+            "detail": c.detail,
+            "control": c.control,
+            "clock_step_ns": c.step_ns,
+            "test": cell.test.name,
+        }
+        if c.control:
+            extra["block_rejection_rate"] = leakstats.control_rejection_rate(d)
+            extra["resolution"] = [list(r) for r in leakstats.resolution(d, c.step_ns)]
+        key = {
+            "provider": cell.slot.label,
+            "algorithm": cell.test.algorithm,
+            "operation": cell.test.operation,
+            "classes": f"{c.base} vs {c.other}",
+        }
+        out.append(
+            Figure(key, "median difference", "ns", tuple(d.tolist()), better="lower", extra=extra)
+        )
+    return out

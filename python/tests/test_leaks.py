@@ -1,0 +1,195 @@
+"""`cryptobench leaks` (docs/leaks.md): the paired statistics give the documented verdicts, the
+ciphertext classes are what they claim (checked with pyca/cryptography, an independent RSA-OAEP),
+the runners' `leak` replies fit the protocol, and a short run finds the deliberately leaky test
+provider while its A/A control stays clean, stored and shown like every run.
+
+The A/A control is a statistical test at a family-wise α of 0.05: a run on a shared machine can
+call it leaky by chance (at most about 1 run in 20 when rounds are independent; docs/leaks.md).
+"""
+
+import json
+
+import numpy as np
+import pytest
+from conftest import run_cli
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from runner_harness import Served, capabilities, runner_exe, tiny_case
+
+from cryptobench import leakstats
+from cryptobench.gate.vectors import Vectors
+from cryptobench.scenarios.leaks.classes import aead_classes, oaep_classes
+
+
+def test_holm_multiplies_the_smallest_p_by_the_count_and_stays_monotone():
+    assert leakstats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert leakstats.holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+def test_the_exact_bootstrap_interval_matches_resampling():
+    d = np.random.default_rng(5).normal(0, 300, 401).round()
+    low, high = leakstats.bootstrap_median_ci(d, 0.95)
+    rng = np.random.default_rng(6)
+    medians = np.median(d[rng.integers(0, d.size, size=(20000, d.size))], axis=1)
+    want = np.quantile(medians, [0.025, 0.975])
+    assert low == pytest.approx(want[0], abs=6) and high == pytest.approx(want[1], abs=6)
+
+
+def _judged(shift: float, n: int = 4000, spread: float = 20.0) -> leakstats.Comparison:
+    rng = np.random.default_rng(11)
+    base = np.round(1000 + rng.gamma(2, spread / 2, n))
+    other = np.round(1000 + shift + rng.gamma(2, spread / 2, n))
+    raw = leakstats.compare(base, other, "a", "b")
+    return leakstats.judge([raw], [leakstats.differences(base, other)])[0]
+
+
+def test_a_shift_is_a_leak_of_at_least_the_interval_end_and_none_is_no_leak():
+    leak = _judged(40)
+    assert leak.verdict == "leak" and 30 < leak.ci_low <= 40 <= leak.ci_high
+    clean = _judged(0)
+    assert clean.verdict == "no-leak" and clean.ci_low <= 0 <= clean.ci_high
+    wide = _judged(0, n=200, spread=400)
+    assert wide.verdict == "inconclusive"
+
+
+def test_a_leak_is_not_called_where_the_a_a_control_is_not_clean():
+    control = leakstats.Comparison("a", "a'", 10, 1, 5, 0, 0, control=True, verdict="leak")
+    other = leakstats.Comparison("a", "b", 10, 1, 5, 0, 0, verdict="leak", detail="b slower")
+    gated = leakstats.gate_on_control([control, other])
+    assert gated[1].verdict == "inconclusive" and "A/A control not clean" in gated[1].detail
+
+
+def test_the_oaep_classes_are_refused_and_the_valid_one_decrypts():
+    key = Vectors().test_key("rsa-2048")
+    n = {k: int.from_bytes(v, "big") for k, v in key.items()}
+    public = rsa.RSAPublicNumbers(n["e"], n["n"])
+    private = rsa.RSAPrivateNumbers(
+        n["p"], n["q"], n["d"], n["dp"], n["dq"], n["qinv"], public
+    ).private_key()
+    oaep = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+    classes, message = oaep_classes(key, seed=1)
+    assert private.decrypt(classes["valid"], oaep) == message
+    for name in ("no-structure", "first-byte-nonzero", "wrong-label-hash", "no-separator"):
+        with pytest.raises(ValueError):
+            private.decrypt(classes[name], oaep)
+    assert classes["no-structure"] == classes["no-structure'"]
+
+
+@pytest.mark.parametrize("runner", ["cryptobench-native", "cryptobench-runner-python"])
+def test_a_runner_times_classes_in_turns_and_reports_each_outcome(runner):
+    exe = runner_exe(runner)
+    provider = _aead_providers(exe)[0]
+    with Served(exe) as served:
+        case = tiny_case(provider, "aes-256-gcm", "decrypt", 64)
+        key, iv = bytes(range(32)), bytes(range(12))
+        params = {"key": key.hex(), "iv": iv.hex()}
+        enc = served.send(
+            {
+                "cmd": "leak",
+                "case": {**case, "operation": "encrypt"},
+                "params": params,
+                "classes": ["00" * 64, "00" * 64],
+                "rounds": 1,
+            }
+        )
+        ct = bytes.fromhex(enc["outcomes"][0]["out"])
+        classes = aead_classes(ct, 16)
+        names = ["tag-first", "tag-last", "valid"]
+        reply = served.send(
+            {
+                "cmd": "leak",
+                "case": case,
+                "params": params,
+                "classes": [classes[n].hex() for n in names],
+                "rounds": 50,
+                "seed": 3,
+            }
+        )
+        assert reply["status"] == "ok", reply
+        assert "error" in reply["outcomes"][0] and "error" in reply["outcomes"][1]
+        assert reply["outcomes"][2] == {"out": "00" * 64}
+        assert [len(t) for t in reply["ns"]] == [50, 50, 50]
+        assert all(t > 0 for times in reply["ns"] for t in times)
+        bad = served.send({"cmd": "leak", "case": case, "params": params, "classes": ["00"]})
+        assert bad["type"] == "error" and bad["message"].startswith("classes:")
+
+
+def _aead_providers(exe) -> list[str]:
+    return [
+        p["name"]
+        for p in capabilities(exe)["providers"]
+        if any(a["name"] == "aes-256-gcm" for a in p["algorithms"])
+    ]
+
+
+def test_a_short_run_finds_the_leaky_provider_and_not_its_a_a_control(tmp_path, native_runner):
+    db, out = tmp_path / "leaks.db", tmp_path / "leaks.json"
+    done = run_cli(
+        "leaks",
+        "-p",
+        "fault/leaky",
+        "-a",
+        "aes-256-gcm",
+        "--rounds",
+        "20000",
+        "--db",
+        str(db),
+        "--json-out",
+        str(out),
+        "--report",
+        str(tmp_path / "r.html"),
+        env={"CRYPTOBENCH_TEST_PROVIDERS": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(out.read_text())["figures"]
+    verdicts = {
+        f["key"]["classes"]: f["extra"]["verdict"]
+        for f in figures
+        if f["metric"] == "median difference"
+    }
+    assert verdicts["tag-first vs tag-last"] == "leak"
+    assert verdicts["tag-first vs tag-first'"] != "leak"
+    assert "A/A control: 0 of 1 called leaky" in done.stdout
+    shown = run_cli("show", "1", "--db", str(db))
+    assert shown.returncode == 0 and "tag-first vs tag-last" in shown.stdout
+
+
+def test_leaks_refuses_an_algorithm_without_classes_in_one_line(native_runner):
+    done = run_cli("leaks", "-a", "sha256")
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines()[-1].startswith("cryptobench: error: -a sha256: no leak")
+
+
+def test_recommend_reads_a_leaks_run_per_provider_and_algorithm():
+    from cryptobench.figures import Figure
+    from cryptobench.recommend import constant_time
+
+    def comparison(provider, classes, verdict, control=False):
+        key = {
+            "provider": provider,
+            "algorithm": "aes-256-gcm",
+            "operation": "decrypt",
+            "classes": classes,
+        }
+        return Figure(
+            key,
+            "median difference",
+            "ns",
+            (1.0,),
+            extra={"verdict": verdict, "detail": verdict, "control": control},
+        )
+
+    figures = [
+        comparison("fault/leaky", "a vs a'", "no-leak", control=True),
+        comparison("fault/leaky", "a vs b", "leak"),
+        comparison("openssl", "a vs a'", "leak", control=True),
+        comparison("openssl", "a vs b", "no-leak"),
+        comparison("gcrypt", "a vs b", "inconclusive"),
+    ]
+    verdicts = {k[0]: t.verdict for k, t in constant_time(figures, 7).items()}
+    assert verdicts == {"fault/leaky": "leak", "openssl": "no-leak", "gcrypt": "inconclusive"}
+
+
+def test_recommend_refuses_avoid_leaky_without_a_leaks_run(tmp_path):
+    done = run_cli("recommend", "--avoid-leaky", "--db", str(tmp_path / "none.db"))
+    assert done.returncode != 0 and "--avoid-leaky needs --leaks RUN" in done.stderr

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Lines of harness per non-native runner (issue 24): every tracked source file of the runner
+# except its provider adapters, its tests and its dependency pins, counted with `wc -l`.
+# Usage: tools/harness-lines.sh [COMMIT]   (default: the work tree's tracked files)
+set -euo pipefail
+cd "$(git rev-parse --show-toplevel)"
+rev=${1:-}
+
+files() {  # tracked files under $1, at $rev or in the work tree
+  if [ -n "$rev" ]; then git ls-tree -r --name-only "$rev" -- "$1"; else git ls-files -- "$1"; fi
+}
+count() {  # total lines of the files read on stdin
+  local total=0 n
+  while read -r f; do
+    if [ -n "$rev" ]; then n=$(git show "$rev:$f" | wc -l); else n=$(wc -l <"$f"); fi
+    total=$((total + n))
+  done
+  echo "$total"
+}
+
+go=$(files runners/go | grep -Ev '/prov_[^/]*\.go$|_test\.go$|/go\.(mod|sum)$|/catalogue\.json$' | count)
+python=$(files runners/python \
+  | grep -Ev '/providers/(pyca|pycryptodome|_keys)\.py$|/requirements\.txt$|/catalogue\.json$' | count)
+rust=$(files runners/rust/src | grep -E '\.rs$' \
+  | grep -Ev '/providers/|/tests\.rs$|/layering\.rs$' | count)
+jvm=$(files runners/jvm/src/main/java \
+  | grep -Ev '/(JcaProvider|JcaNames|Providers|JmhReference)\.java$' | count)
+
+printf '%-7s %6s\n' runner harness go "$go" python "$python" rust "$rust" jvm "$jvm"
