@@ -6,7 +6,20 @@ warm-up and GC figures in each result) is in test_runner_protocol.py."""
 import json
 
 import pytest
-from runner_harness import Served, capabilities, measure_tiny, run, runner_exe, tiny_case
+from runner_harness import (
+    MATERIAL,
+    Served,
+    capabilities,
+    measure_tiny,
+    run,
+    runner_exe,
+    tiny_case,
+)
+
+from cryptobench import agreement, gate
+from cryptobench.capabilities import Capabilities
+from cryptobench.commands import check
+from cryptobench.runner import ServeProcess
 
 RUNNER = "cryptobench-runner-jvm"
 
@@ -55,6 +68,50 @@ def test_the_jdk25_variant_runs_the_providers_on_java_25(jvm_runner, caps):
     assert other["status"] == "unsupported" and "--variant sunjce=default" in other["reason"]
     done = run(jvm_runner, "list", "--variant", "sunjce=jdk25", "--variant", "nss=default")
     assert done.returncode == 2 and "use separate runners" in done.stderr.splitlines()[0]
+
+
+def test_post_quantum_on_java_25_passes_the_gate_and_agrees(jvm_runner, caps):
+    """Java 25's SunJCE (ML-KEM) and SUN (ML-DSA), which take only expanded keys, and Bouncy
+    Castle, which takes the seed, pass the coordinator's gate on the jdk25 variant, and each
+    decapsulates the other's ciphertext to its secret with the same implicit-rejection secret
+    (docs/post-quantum.md). test_post_quantum.py covers the default variant (Java 17: Bouncy
+    Castle's ML-DSA and SLH-DSA, no javax.crypto.KEM)."""
+    if "jdk25" not in [v["name"] for v in caps["providers"][0]["variants"]]:
+        pytest.skip("no Java 25 installed (the jdk25 variant is offered only where it is)")
+    listed = json.loads(run(jvm_runner, "list", "--variant", "sunjce=jdk25").stdout)
+    forms = {p["name"]: p["code_path"].get("pq_key") for p in listed["providers"]}
+    assert (forms["sunjce"], forms["bouncycastle"]) == ("expanded", "seed")
+    for provider in ("sunjce", "bouncycastle"):
+        proc = ServeProcess(jvm_runner, provider, "jdk25", 300, ["--no-pin"])
+        lines: list[dict] = []
+        try:
+            proc.start()
+            check.check_provider(
+                proc,
+                Capabilities.from_message(listed),
+                gate.Vectors(),
+                lines.append,
+                {"ml-kem-768", "ml-dsa-65"},
+            )
+        finally:
+            proc.stop()
+        assert lines and all(m["status"] == "ok" for m in lines), lines
+    with Served(jvm_runner, "--variant", "bouncycastle=jdk25") as served:
+        served.caps = listed
+        cases = {p: tiny_case(p, "ml-kem-768", "decaps", 0, variant="jdk25") for p in forms}
+        cases = {p: c for p, c in cases.items() if p in ("sunjce", "bouncycastle")}
+        replies = {f"{p}/jdk25": served.agreement(c, MATERIAL) for p, c in cases.items()}
+        cross = {}
+        for p, c in cases.items():
+            peers = {n: r["artifacts"] for n, r in replies.items() if n != f"{p}/jdk25"}
+            cross[f"{p}/jdk25"] = served.cross_check(c, MATERIAL, peers)["verdicts"]
+    alg = Capabilities.from_message(listed).algorithms["ml-kem-768"]
+    verdicts = agreement.decide(
+        alg, "decaps", {p: agreement.Reply.from_message(r) for p, r in replies.items()}, cross
+    )
+    assert all(v["ok"] is True for seen in cross.values() for v in seen.values()), cross
+    assert all(v.ok for v in verdicts.values()), verdicts
+    assert len({r["artifacts"]["rejection"] for r in replies.values()}) == 1
 
 
 def test_a_key_setup_case_times_cipher_init_alone(jvm_runner):

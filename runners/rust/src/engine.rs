@@ -130,14 +130,27 @@ impl OpenCase {
         let size = plaintext.len();
         let (mut room, mut encrypting) = (SLACK + info.tag_bytes, params.clone());
         if public_key {
-            (room, encrypting.keypair) = (1024 + SLACK, params.public.clone());
+            // Room for the largest output: an SLH-DSA signature, a KEM's ciphertext and secret.
+            (room, encrypting.keypair) = (output_room(info) + SLACK, params.public.clone());
         }
+        let mut plaintext = plaintext;
         if self.spec.operation == "verify" {
             // this provider's signature of the message
-            params.signature = run_once(&mut p.prepare(info, "sign", &params)?, &plaintext, 1024)?;
+            params.signature = run_once(&mut p.prepare(info, "sign", &params)?, &plaintext, output_room(info))?;
             params.keypair = params.public.clone();
-        } else if self.spec.operation == "encrypt" && public_key {
+        } else if (self.spec.operation == "encrypt" && public_key) || self.spec.operation == "encaps" {
             params.keypair = params.public.clone();
+        } else if self.spec.operation == "decaps" {
+            // this provider's own ciphertext of the test key
+            let ct = run_once(&mut p.prepare(info, "encaps", &encrypting)?, &[], room)?;
+            if ct.len() != info.ciphertext_bytes + info.output_bytes {
+                return Err(failed(format!(
+                    "encapsulation gave {} bytes, expected {}",
+                    ct.len(),
+                    info.ciphertext_bytes + info.output_bytes
+                )));
+            }
+            plaintext = ct[..info.ciphertext_bytes].to_vec();
         }
         // The measured input: the plaintext, or for decryption this provider's ciphertext of it.
         let mut input = plaintext.clone();
@@ -209,12 +222,12 @@ impl OpenCase {
         }
         let once = || -> Res<Vec<u8>> {
             let mut fresh = p.prepare(info, &self.spec.operation, params)?;
-            run_once(&mut fresh, input, 1024 + SLACK)
+            run_once(&mut fresh, input, output_room(info) + SLACK)
         };
         self.expected = once()?;
         self.ref_len = self.expected.len();
-        if self.spec.operation == "encrypt" && info.kind == "pk-encryption" {
-            return Ok(()); // randomised (OAEP)
+        if (self.spec.operation == "encrypt" && info.kind == "pk-encryption") || self.spec.operation == "encaps" {
+            return Ok(()); // randomised (OAEP, KEM encapsulation)
         }
         // Signatures are deterministic for some schemes (PKCS#1 v1.5, EdDSA) and not for others.
         self.deterministic = true;

@@ -7,7 +7,8 @@ use crate::types::*;
 use serde_json::{Map, Value, json};
 use sha2::Digest;
 
-const STEP_OPS: &[&str] = &["encrypt", "decrypt", "hash", "mac", "sign", "verify", "derive", "keygen"];
+const STEP_OPS: &[&str] =
+    &["encrypt", "decrypt", "hash", "mac", "sign", "verify", "derive", "keygen", "encaps", "decaps"];
 
 /// One run's output, kept for later steps' references.
 #[derive(Clone)]
@@ -66,6 +67,12 @@ impl Resolver<'_> {
             return Err(failed("refers to a generated key where bytes are expected").into());
         };
         let mut out = out.clone();
+        if let Some(n) = x.get("prefix") {
+            match n.as_u64().map(|n| n as usize) {
+                Some(n) if n <= out.len() => out.truncate(n),
+                _ => return Err(failed(format!("keeps {n} bytes of a {}-byte output", out.len())).into()),
+            }
+        }
         if let Some([at, mask]) = x.get("flip").and_then(Value::as_array).map(Vec::as_slice) {
             let (at, mask) = (at.as_i64().unwrap_or(i64::MAX), mask.as_u64().unwrap_or(0));
             let i = if at < 0 { at + out.len() as i64 } else { at };
@@ -120,6 +127,9 @@ impl Resolver<'_> {
                 *dst = self.key(x)?;
             }
         }
+        if let Some(x) = m.get("randomness") {
+            p.randomness = Some(self.bytes(x)?);
+        }
         p.out_len = m.get("out_len").and_then(Value::as_u64).unwrap_or(0) as usize;
         for (name, x) in m.get("cost").and_then(Value::as_object).unwrap_or(&empty) {
             p.cost.insert(name.clone(), x.as_u64().ok_or_else(|| self.spec(format!("cost.{name}: not an integer")))?);
@@ -172,8 +182,14 @@ pub fn run_steps(p: &dyn Provider, alg: &str, raw: Option<&Value>, input: &[u8])
         let info = find_algorithm(name)
             .ok_or_else(|| SpecError(format!("steps[{n}].algorithm: unknown algorithm '{name}'")))?;
         let r = Resolver { outputs: &outputs, input, n };
+        // A keygen step whose keypair holds a seed derives the key pair from it (the gate's known
+        // answer for key generation: docs/protocol.md, "Keys").
+        let mut seed = None;
         let prepared = match r.params(step.get("params")) {
-            Ok(params) => p.prepare(info, op, &params).map_err(Fault::Run),
+            Ok(params) => {
+                seed = params.keypair.get("seed").filter(|_| op == "keygen").cloned();
+                p.prepare(info, op, &params).map_err(Fault::Run)
+            }
             Err(f) => Err(f),
         };
         let mut prepared = match prepared {
@@ -191,8 +207,11 @@ pub fn run_steps(p: &dyn Provider, alg: &str, raw: Option<&Value>, input: &[u8])
             let out = match r.bytes(v) {
                 Err(Fault::Spec(e)) => return Err(e),
                 Err(Fault::Run(e)) => Err(e),
-                Ok(_) if op == "keygen" => p.generate_key(info).map(Output::Key),
-                Ok(data) => run_once(&mut prepared, &data, 1024).map(Output::Bytes),
+                Ok(_) if op == "keygen" => match seed.as_deref() {
+                    Some(seed) => p.key_from_seed(info, seed).map(Output::Key),
+                    None => p.generate_key(info).map(Output::Key),
+                },
+                Ok(data) => run_once(&mut prepared, &data, output_room(info)).map(Output::Bytes),
             };
             runs.push(out.as_ref().map(|o| encode(o, digest)).unwrap_or_else(failure));
             got.push(out.ok());

@@ -229,3 +229,88 @@ fn the_heap_pass_reports_the_resident_peak_of_a_memory_hard_kdf() {
     assert!(rise >= 28 * 1024, "resident peak rose by {rise} KiB across the heap pass");
     assert!(c.heap["peak_live_bytes"].as_u64().unwrap() >= 32 << 20, "{}", c.heap);
 }
+
+/// ML-KEM through steps, as the coordinator's gate asks it (docs/post-quantum.md): a key from a
+/// seed, encapsulation to it, decapsulation of the ciphertext (its `prefix`) to the same secret,
+/// implicit rejection of a flipped ciphertext (a different secret, no error), derandomised
+/// encapsulation repeating. aws-lc-rs decapsulates rustcrypto's ciphertext with the expanded key
+/// it derives from the seed, and refuses derandomised encapsulation and keygen from a seed.
+#[test]
+fn ml_kem_round_trips_and_rejects_implicitly_in_both_providers() {
+    let seed = hex::encode([7u8; 64]);
+    let steps = json!([
+        {"op": "keygen", "params": {"keypair": {"seed": seed}}, "inputs": [""]},
+        {"op": "encaps", "params": {"keypair": {"ref": [0, 0], "parts": ["pub"]}}, "inputs": ["", ""]},
+        {"op": "decaps", "params": {"keypair": {"ref": [0, 0]}},
+         "inputs": [{"ref": [1, 0], "prefix": 768}, {"ref": [1, 0], "prefix": 768, "flip": [0, 1]}]},
+        {"op": "encaps", "params": {"keypair": {"ref": [0, 0], "parts": ["pub"]}, "randomness": hex::encode([1u8; 32])},
+         "inputs": ["", ""]},
+    ]);
+    let r = run_steps(&RustCrypto, "ml-kem-512", Some(&steps), b"").unwrap_or_else(|e| panic!("{}", e.0));
+    let run = |s: usize, i: usize| &r[s]["runs"][i];
+    assert_eq!(hex_of(&run(0, 0)["key"]["pub"]).len(), 800, "{:?}", r[0]);
+    let (c0, c1) = (hex_of(&run(1, 0)["out"]), hex_of(&run(1, 1)["out"]));
+    assert_eq!(c0.len(), 768 + 32);
+    assert_ne!(c0, c1, "two encapsulations are identical");
+    assert_eq!(hex_of(&run(2, 0)["out"]), c0[768..], "{:?}", r[2]);
+    let rejected = hex_of(&run(2, 1)["out"]);
+    assert!(rejected.len() == 32 && rejected != c0[768..], "{:?}", r[2]);
+    assert_eq!(run(3, 0), run(3, 1), "derandomised encapsulation differs: {:?}", r[3]);
+    #[cfg(feature = "c-providers")]
+    {
+        let aws = crate::providers::provider_by_name("aws-lc-rs").unwrap();
+        let key = json!({"seed": seed});
+        let steps = json!([
+            {"op": "decaps", "params": {"keypair": key}, "inputs": [hex::encode(&c0[..768]), hex::encode(&c1[..768])]},
+            {"op": "keygen", "params": {"keypair": key}, "inputs": [""]},
+            {"op": "encaps", "params": {"keypair": {"pub": run(0, 0)["key"]["pub"]}, "randomness": hex::encode([1u8; 32])},
+             "inputs": [""]},
+        ]);
+        let a = run_steps(aws, "ml-kem-512", Some(&steps), b"").unwrap_or_else(|e| panic!("{}", e.0));
+        assert_eq!(hex_of(&a[0]["runs"][0]["out"]), c0[768..], "{:?}", a[0]);
+        assert_eq!(hex_of(&a[0]["runs"][1]["out"]), c1[768..], "{:?}", a[0]);
+        assert!(a[1]["runs"][0].get("unsupported").is_some(), "{:?}", a[1]);
+        assert!(a[2].get("unsupported").is_some(), "{:?}", a[2]);
+    }
+}
+
+/// ML-DSA and SLH-DSA sign hedged and verify across the providers; a signature of another
+/// message is refused.
+#[test]
+fn pq_signatures_are_hedged_and_verify_across_providers() {
+    let mut signers: Vec<(&dyn Provider, &str)> = vec![(&RustCrypto, "ml-dsa-44"), (&RustCrypto, "slh-dsa-sha2-128f")];
+    #[cfg(feature = "c-providers")]
+    signers.push((crate::providers::provider_by_name("aws-lc-rs").unwrap(), "ml-dsa-44"));
+    for (p, alg) in signers {
+        let steps = json!([
+            {"op": "keygen", "inputs": [""]},
+            {"op": "sign", "params": {"keypair": {"ref": [0, 0]}}, "inputs": ["00", "00"]},
+            {"op": "verify", "params": {"keypair": {"ref": [0, 0], "parts": ["pub"]}, "signature": {"ref": [1, 0]}},
+             "inputs": ["00", "01"]},
+        ]);
+        let r = run_steps(p, alg, Some(&steps), b"").unwrap_or_else(|e| panic!("{}", e.0));
+        let info = find_algorithm(alg).unwrap();
+        let sig = hex_of(&r[1]["runs"][0]["out"]);
+        assert_eq!(sig.len(), info.output_bytes, "{} {alg}: {:?}", p.name(), r[1]);
+        assert_ne!(r[1]["runs"][0], r[1]["runs"][1], "{} {alg} signs deterministically", p.name());
+        assert_eq!(r[2]["runs"][0]["out"], "", "{} {alg}: {:?}", p.name(), r[2]);
+        assert!(r[2]["runs"][1].get("error").is_some(), "{} {alg}: {:?}", p.name(), r[2]);
+        // the other provider verifies it
+        let other: &dyn Provider = if p.name() == "rustcrypto" && alg == "ml-dsa-44" {
+            #[cfg(feature = "c-providers")]
+            {
+                crate::providers::provider_by_name("aws-lc-rs").unwrap()
+            }
+            #[cfg(not(feature = "c-providers"))]
+            {
+                &RustCrypto
+            }
+        } else {
+            &RustCrypto
+        };
+        let pubkey = &r[0]["runs"][0]["key"]["pub"];
+        let check = json!([{"op": "verify", "params": {"keypair": {"pub": pubkey}, "signature": hex::encode(&sig)}, "inputs": ["00"]}]);
+        let v = run_steps(other, alg, Some(&check), b"").unwrap_or_else(|e| panic!("{}", e.0));
+        assert_eq!(v[0]["runs"][0]["out"], "", "{} does not verify {}'s {alg}: {:?}", other.name(), p.name(), v[0]);
+    }
+}

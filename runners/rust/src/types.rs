@@ -19,6 +19,10 @@ pub struct AlgorithmInfo {
     pub block_bytes: usize,
     pub min_size: usize,
     pub tag_bytes: usize,
+    /// A signature's or KEM secret's length (0 where the output's length varies).
+    pub output_bytes: usize,
+    /// A KEM's ciphertext (what goes on the wire besides the public key).
+    pub ciphertext_bytes: usize,
     pub family: String,
     pub key_type: String,
     /// The entry as `cryptobench-native list` prints it (what `list` sends back).
@@ -58,7 +62,13 @@ pub fn find_algorithm(name: &str) -> Option<&'static AlgorithmInfo> {
 }
 
 pub fn is_public_key(kind: &str) -> bool {
-    matches!(kind, "keypair" | "signature" | "pk-encryption" | "key-agreement")
+    matches!(kind, "keypair" | "signature" | "pk-encryption" | "key-agreement" | "kem")
+}
+
+/// Room an operation's output may need beyond its input: the largest output of the public-key
+/// kinds (an SLH-DSA signature, a KEM's ciphertext and secret), at least 1 KiB.
+pub fn output_room(info: &AlgorithmInfo) -> usize {
+    (info.output_bytes + info.ciphertext_bytes).max(1024)
 }
 
 /// A key's named big-endian parts (docs/protocol.md, "Keys").
@@ -86,6 +96,8 @@ pub struct Params {
     pub ad: Vec<u8>,
     pub out_len: usize,
     pub cost: BTreeMap<String, u64>,
+    /// A KEM encapsulation's m, for derandomised encapsulation (the gate's known answers).
+    pub randomness: Option<Vec<u8>>,
 }
 
 impl Params {
@@ -219,6 +231,11 @@ pub trait Provider: Sync {
     fn version(&self) -> String;
     fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp>;
     fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts>;
+    /// The key pair a FIPS 203/204/205 seed gives (KeyGen_internal): the gate's known answer for
+    /// key generation (docs/post-quantum.md). Unsupported where the library takes no seed.
+    fn key_from_seed(&self, info: &AlgorithmInfo, _seed: &[u8]) -> Res<KeyParts> {
+        Err(unsupported(format!("{} derives no {} key from a seed", self.name(), info.name)))
+    }
     fn code_path(&self) -> Map<String, Value>;
     fn variants(&self) -> &'static [Variant];
 }

@@ -1,11 +1,12 @@
 //! Provider `aws-lc-rs` (aws-lc-rs over AWS-LC, built by aws-lc-sys): ring's API plus key
-//! agreement with loaded keys (X25519, ECDH P-256/384).
+//! agreement with loaded keys (X25519, ECDH P-256/384); ML-KEM and ML-DSA in awslc_pq.rs.
 //!
 //! Variants: AWS-LC reads OPENSSL_ia32cap when it initialises (crypto/fipsmodule/cpucap/
 //! cpu_intel.c): `~` clears the given bits of the probed CPUID words, the part after `:` applies
 //! to the extended words (AVX2, SHA-NI, VAES, AVX-512, …); without it those are left as probed.
 
 use crate::machine::{cpu_features, locked_version};
+use crate::providers::awslc_pq;
 use serde_json::{Map, Value, json};
 
 use ::aws_lc_rs as c;
@@ -150,6 +151,9 @@ fn point_parts(k: &mut KeyParts, point: &[u8]) {
 
 fn generate(info: &AlgorithmInfo) -> Res<KeyParts> {
     use c::encoding::{AsBigEndian, Curve25519SeedBin, EcPrivateKeyBin};
+    if let Some(k) = awslc_pq::generate(info) {
+        return k;
+    }
     let mut k = KeyParts::new();
     let bad = |_| failed(format!("{} key generation failed", info.name));
     match info.name.as_str() {
@@ -349,11 +353,15 @@ impl Provider for AwsLc {
         format!("aws-lc-rs {} (aws-lc-sys {})", locked_version("aws-lc-rs"), locked_version("aws-lc-sys"))
     }
     fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
-        if !ALGORITHMS.contains(&info.name.as_str()) {
+        let pq = awslc_pq::ALGORITHMS.contains(&info.name.as_str());
+        if !pq && !ALGORITHMS.contains(&info.name.as_str()) {
             return Err(unsupported(format!("aws-lc-rs does not offer {}", info.name)));
         }
         if op == "keygen" {
             return keygen_op(generate, info);
+        }
+        if let Some(r) = awslc_pq::prepare(info, op, p) {
+            return r;
         }
         match info.name.as_str() {
             _ if info.kind == "key-agreement" => return derive_op(info, p),
@@ -370,8 +378,13 @@ impl Provider for AwsLc {
     fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts> {
         generate(info)
     }
+    fn key_from_seed(&self, info: &AlgorithmInfo, seed: &[u8]) -> Res<KeyParts> {
+        awslc_pq::from_seed(info, seed)
+            .unwrap_or_else(|| Err(unsupported(format!("aws-lc-rs derives no {} key from a seed", info.name))))
+    }
     fn code_path(&self) -> Map<String, Value> {
         let mut m = cpu_features();
+        m.insert("pq_key".into(), json!("expanded for ML-KEM (aws-lc-rs imports no ML-KEM seed), seed for ML-DSA"));
         m.insert("ia32cap_env".into(), json!(std::env::var("OPENSSL_ia32cap").unwrap_or_default()));
         let counted = HEAP_COUNTED.load(std::sync::atomic::Ordering::Relaxed);
         m.insert(

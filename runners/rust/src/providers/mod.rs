@@ -3,8 +3,12 @@
 #[cfg(feature = "c-providers")]
 pub mod awslc;
 #[cfg(feature = "c-providers")]
+pub mod awslc_pq;
+pub mod pq;
+#[cfg(feature = "c-providers")]
 pub mod ring;
 pub mod rustcrypto;
+pub mod rustcrypto_pq;
 
 use crate::types::{AlgorithmInfo, KeyParts, Provider, Res, failed};
 

@@ -1,5 +1,6 @@
 //! Provider `rustcrypto`: the RustCrypto crates (aes-gcm, chacha20poly1305, sha2, sha3, hmac,
-//! hkdf, pbkdf2, argon2, ed25519-dalek, x25519-dalek, p256, p384) through their normal traits.
+//! hkdf, pbkdf2, argon2, ed25519-dalek, x25519-dalek, p256, p384; ml-kem, ml-dsa and slh-dsa in
+//! rustcrypto_pq.rs) through their normal traits.
 //!
 //! Variants: RustCrypto picks AES-NI, CLMUL, AVX2 and SHA-NI at run time through `cpufeatures`,
 //! which reads no environment variable; the portable code is chosen only at compile time (cfg
@@ -7,7 +8,7 @@
 //! the runner re-executes for it (variants.rs).
 
 use crate::machine::{cpu_features, locked_version};
-use crate::providers::{array32, ec_point, ec_size, padded};
+use crate::providers::{array32, ec_point, ec_size, padded, rustcrypto_pq};
 use crate::types::*;
 use aes_gcm::aead::array::Array;
 use aes_gcm::aead::inout::InOutBuf;
@@ -530,17 +531,33 @@ impl Provider for RustCrypto {
         "rustcrypto"
     }
     fn version(&self) -> String {
-        let crates =
-            ["aes-gcm", "chacha20poly1305", "sha2", "sha3", "hmac", "ed25519-dalek", "x25519-dalek", "p256", "argon2"];
+        let crates = [
+            "aes-gcm",
+            "chacha20poly1305",
+            "sha2",
+            "sha3",
+            "hmac",
+            "ed25519-dalek",
+            "x25519-dalek",
+            "p256",
+            "argon2",
+            "ml-kem",
+            "ml-dsa",
+            "slh-dsa",
+        ];
         let list: Vec<String> = crates.iter().map(|c| format!("{c} {}", locked_version(c))).collect();
         format!("RustCrypto ({})", list.join(", "))
     }
     fn prepare(&self, info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
-        if !ALGORITHMS.contains(&info.name.as_str()) {
+        let pq = rustcrypto_pq::ALGORITHMS.contains(&info.name.as_str());
+        if !pq && !ALGORITHMS.contains(&info.name.as_str()) {
             return Err(unsupported(format!("rustcrypto does not offer {}", info.name)));
         }
         if op == "keygen" {
             return keygen_op(|i| RustCrypto.generate_key(i), info);
+        }
+        if let Some(r) = rustcrypto_pq::prepare(info, op, p) {
+            return r;
         }
         match info.name.as_str() {
             "aes-128-gcm" => aead_op::<aes_gcm::Aes128Gcm>(op, p),
@@ -595,6 +612,9 @@ impl Provider for RustCrypto {
         }
     }
     fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts> {
+        if let Some(r) = rustcrypto_pq::generate(info, None) {
+            return r;
+        }
         let mut k = KeyParts::new();
         match info.name.as_str() {
             "ed25519" => {
@@ -618,8 +638,13 @@ impl Provider for RustCrypto {
         }
         Ok(k)
     }
+    fn key_from_seed(&self, info: &AlgorithmInfo, seed: &[u8]) -> Res<KeyParts> {
+        rustcrypto_pq::generate(info, Some(seed))
+            .unwrap_or_else(|| Err(unsupported(format!("rustcrypto derives no {} key from a seed", info.name))))
+    }
     fn code_path(&self) -> Map<String, Value> {
         let mut m = cpu_features();
+        m.insert("pq_key".into(), json!("seed"));
         m.insert("switch".into(), json!("none at run time (cpufeatures reads no environment variable); the soft build forces the portable backends at compile time"));
         m.insert(
             "backends".into(),

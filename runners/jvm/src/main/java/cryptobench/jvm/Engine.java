@@ -154,7 +154,9 @@ final class Engine {
    * key-setup case (which has no message) one 64-byte message for the gate's round trip.
    */
   static byte[] caseInput(CaseSpec spec, AlgorithmInfo info) {
-    if (spec.operation.equals("keygen") || info.kind.equals("key-agreement")) return new byte[0];
+    if (spec.operation.equals("keygen")
+        || info.kind.equals("key-agreement")
+        || info.kind.equals("kem")) return new byte[0];
     return makeInput(spec.input, spec.keySetup ? 64 : (int) spec.size, spec.seed);
   }
 
@@ -175,14 +177,23 @@ final class Engine {
     int size = plaintext.length, room = SLACK + info.tagBytes;
     Params encrypting = params.clone();
     if (info.isPkOrKdf()) {
-      room = 1024 + SLACK;
+      room = info.outputRoom() + SLACK; // an SLH-DSA signature, a KEM's ciphertext and secret
       encrypting.keypair = params.publicKey;
     }
     if (c.spec.operation.equals("verify")) { // this provider's signature of the message
-      params.signature = Steps.runOnce(p.prepare(info.name, "sign", params), plaintext, 1024);
+      params.signature =
+          Steps.runOnce(p.prepare(info.name, "sign", params), plaintext, info.outputRoom());
       params.keypair = params.publicKey;
-    } else if (c.spec.operation.equals("encrypt") && info.isPkOrKdf()) {
+    } else if ((c.spec.operation.equals("encrypt") && info.isPkOrKdf())
+        || c.spec.operation.equals("encaps")) {
       params.keypair = params.publicKey;
+    } else if (c.spec.operation.equals("decaps")) { // this provider's own ciphertext
+      byte[] ct = Steps.runOnce(p.prepare(info.name, "encaps", encrypting), plaintext, room);
+      if (ct.length != info.ciphertextBytes + info.outputBytes)
+        throw new Types.Failed(
+            "encapsulation gave " + ct.length + " bytes, expected "
+                + (info.ciphertextBytes + info.outputBytes));
+      plaintext = Arrays.copyOf(ct, info.ciphertextBytes);
     }
     // The measured input: the plaintext, or for decryption this provider's ciphertext of it.
     byte[] input = plaintext;
@@ -249,14 +260,15 @@ final class Engine {
       c.keygen = true; // nothing to compare; the canaries are still checked
       return;
     }
-    c.expected = Steps.runOnce(p.prepare(info.name, c.spec.operation, params), input, 1024 + SLACK);
+    int room = info.outputRoom() + SLACK;
+    c.expected = Steps.runOnce(p.prepare(info.name, c.spec.operation, params), input, room);
     c.refLen = c.expected.length;
     if (c.spec.operation.equals("encrypt") && info.kind.equals("pk-encryption")) return; // OAEP
+    if (c.spec.operation.equals("encaps")) return; // randomised
     // Signatures are deterministic for some schemes (PKCS#1 v1.5, EdDSA) and not for others.
     c.deterministic = true;
     if (c.spec.operation.equals("sign")) {
-      byte[] again =
-          Steps.runOnce(p.prepare(info.name, c.spec.operation, params), input, 1024 + SLACK);
+      byte[] again = Steps.runOnce(p.prepare(info.name, c.spec.operation, params), input, room);
       c.deterministic = Arrays.equals(again, c.expected);
     }
   }

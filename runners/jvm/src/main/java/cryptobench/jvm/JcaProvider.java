@@ -85,7 +85,13 @@ final class JcaProvider implements CryptoProvider {
 
   @Override
   public Map<String, String> codePath() {
-    return loadError != null ? Map.of("loading_error", loadError) : codePath.get();
+    if (loadError != null) return Map.of("loading_error", loadError);
+    Map<String, String> m = codePath.get();
+    if (!pqKey[0].isEmpty()) {
+      m = new TreeMap<>(m);
+      m.put("pq_key", pqKey[0]); // docs/post-quantum.md: the private key form it imports
+    }
+    return m;
   }
 
   List<Provider> jcaProviders() {
@@ -118,6 +124,7 @@ final class JcaProvider implements CryptoProvider {
   private String probe(String alg) {
     AlgorithmInfo info = Types.findAlgorithm(alg);
     try {
+      if (PqJca.isPostQuantum(info)) return probePostQuantum(info);
       JcaNames.Names names = JcaNames.of(info);
       if (names == null) return "no standard JCA name for it";
       switch (info.kind) {
@@ -174,6 +181,41 @@ final class JcaProvider implements CryptoProvider {
     }
   }
 
+  /**
+   * A post-quantum algorithm is offered when its key pair generator exists and its operations
+   * prepare on the test key (vectors/keys.json); a KEM also encapsulates and decapsulates once.
+   * Nothing is signed: an SLH-DSA `s` signature takes seconds, too long for `list`.
+   */
+  private String probePostQuantum(AlgorithmInfo info) throws Exception {
+    generator(info);
+    Params p = new Params();
+    p.keypair = TestKeys.get(info.keyType);
+    try {
+      keyFromSeedOrThrow(info, p.keypair.part("seed"));
+    } catch (UnsupportedOperationException | java.security.InvalidAlgorithmParameterException e) {
+      // ACCP's generators draw from AWS-LC, not from a SecureRandom: the gate could not check
+      // its key generation, so the algorithm is not offered (docs/runners.md).
+      return "its KeyPairGenerator derives no key from a given seed ("
+          + Types.message(e) + "), so the gate cannot check its key generation";
+    }
+    if (info.kind.equals("kem")) {
+      byte[] ct = Steps.runOnce(prepareOrThrow(info, "encaps", p), new byte[0], info.outputRoom());
+      Steps.runOnce(prepareOrThrow(info, "decaps", p), Arrays.copyOf(ct, info.ciphertextBytes), 64);
+    } else {
+      prepareOrThrow(info, "sign", p);
+      p.signature = new byte[info.outputBytes];
+      prepareOrThrow(info, "verify", p);
+    }
+    return "";
+  }
+
+  /** Where this provider's post-quantum private keys come from: "seed" or "expanded". */
+  private final String[] pqKey = {""};
+
+  String pqKeyForm() {
+    return pqKey[0];
+  }
+
   @Override
   public Op prepare(String alg, String op, Params p) throws Exception {
     if (!offers(alg)) throw new Unsupported(name + " does not offer " + alg);
@@ -181,6 +223,10 @@ final class JcaProvider implements CryptoProvider {
   }
 
   private Op prepareOrThrow(AlgorithmInfo info, String op, Params p) throws Exception {
+    if (PqJca.isPostQuantum(info))
+      return info.kind.equals("kem")
+          ? PqJca.kemOp(jca, info, op, p, pqKey)
+          : PqJca.signatureOp(jca, info, op, p, pqKey);
     JcaNames.Names names = JcaNames.of(info);
     if (names == null) throw new Unsupported("no standard JCA name for " + info.name);
     switch (info.kind) {
@@ -466,7 +512,11 @@ final class JcaProvider implements CryptoProvider {
     KeyPairGenerator g = generators.get(info.name);
     if (g != null) return g;
     String family = Keys.family(info);
-    g = instance(Keys.factoryNames(family), n -> KeyPairGenerator.getInstance(n, prov(n, "KeyPairGenerator")));
+    List<String> names =
+        PqJca.isPostQuantum(info)
+            ? List.of(info.name.toUpperCase(java.util.Locale.ROOT))
+            : Keys.factoryNames(family);
+    g = instance(names, n -> KeyPairGenerator.getInstance(n, prov(n, "KeyPairGenerator")));
     if (family.equals("RSA")) {
       int bits = Integer.parseInt(info.keyType.substring(4));
       g.initialize(new RSAKeyGenParameterSpec(bits, RSAKeyGenParameterSpec.F4));
@@ -481,7 +531,28 @@ final class JcaProvider implements CryptoProvider {
   public KeyParts generateKey(String alg) throws Exception {
     AlgorithmInfo info = Types.findAlgorithm(alg);
     if (!offers(alg)) throw new Unsupported(name + " does not offer " + alg);
+    return generateKeyOrThrow(info);
+  }
+
+  private KeyParts generateKeyOrThrow(AlgorithmInfo info) throws Exception {
     KeyPair pair = generator(info).generateKeyPair();
-    return Keys.export(info, pair);
+    return PqJca.isPostQuantum(info) ? PqJca.export(info, pair) : Keys.export(info, pair);
+  }
+
+  @Override
+  public KeyParts keyFromSeed(String alg, byte[] seed) throws Exception {
+    AlgorithmInfo info = Types.findAlgorithm(alg);
+    if (!offers(alg)) throw new Unsupported(name + " does not offer " + alg);
+    if (!PqJca.isPostQuantum(info)) throw new Unsupported(alg + " has no seed");
+    return keyFromSeedOrThrow(info, seed);
+  }
+
+  private KeyParts keyFromSeedOrThrow(AlgorithmInfo info, byte[] seed) throws Exception {
+    // a generator of its own: the shared one stays initialised with the system's randomness
+    KeyPairGenerator g =
+        instance(
+            List.of(info.name.toUpperCase(java.util.Locale.ROOT)),
+            n -> KeyPairGenerator.getInstance(n, prov(n, "KeyPairGenerator")));
+    return PqJca.fromSeed(g, info, seed);
   }
 }

@@ -26,7 +26,9 @@ final class Steps {
   private Steps() {}
 
   static final List<String> OPS =
-      List.of("encrypt", "decrypt", "hash", "mac", "sign", "verify", "derive", "keygen");
+      List.of(
+          "encrypt", "decrypt", "hash", "mac", "sign", "verify", "derive", "keygen", "encaps",
+          "decaps");
   static final HexFormat HEX = HexFormat.of();
 
   /** One run of a prepared operation on {@code in} into a fresh array; the output, copied. */
@@ -77,6 +79,12 @@ final class Steps {
       Output o = earlier(x);
       if (o.out == null) throw new NoOutput("refers to a generated key where bytes are expected");
       byte[] out = o.out.clone();
+      if (x.has("prefix")) {
+        int keep = x.get("prefix").getAsInt();
+        if (keep < 0 || keep > out.length)
+          throw new NoOutput("keeps " + keep + " bytes of a " + out.length + "-byte output");
+        out = Arrays.copyOf(out, keep);
+      }
       if (x.has("flip")) {
         JsonArray f = x.getAsJsonArray("flip");
         int at = f.get(0).getAsInt();
@@ -119,6 +127,7 @@ final class Steps {
       if (m.has("keypair")) p.keypair = key(m.get("keypair"));
       if (m.has("peer")) p.peer = key(m.get("peer"));
       if (m.has("public")) p.publicKey = key(m.get("public"));
+      if (m.has("randomness")) p.randomness = bytes(m.get("randomness"));
       if (m.has("out_len")) p.outLen = m.get("out_len").getAsInt();
       if (m.has("cost"))
         for (Map.Entry<String, JsonElement> e : m.getAsJsonObject("cost").entrySet())
@@ -165,8 +174,10 @@ final class Steps {
       List<Output> got = new ArrayList<>();
       outputs.add(got);
       Op prepared = null;
+      byte[] seed = null; // a keygen step with a seed derives the key pair from it (the gate's KAT)
       try {
         Params params = r.params(step.get("params"));
+        if (op.equals("keygen")) seed = params.keypair.get("seed");
         prepared = op.equals("keygen") ? null : p.prepare(name, op, params);
         if (op.equals("keygen") && !p.algorithms().contains(name))
           throw new Unsupported(p.name() + " does not offer " + name);
@@ -183,9 +194,10 @@ final class Steps {
         Output o = null;
         try {
           byte[] data = r.bytes(v);
-          o = op.equals("keygen")
-              ? new Output(null, p.generateKey(name))
-              : new Output(runOnce(prepared, data, 1024), null);
+          int room = Types.findAlgorithm(name).outputRoom();
+          o = !op.equals("keygen")
+              ? new Output(runOnce(prepared, data, room), null)
+              : new Output(null, seed != null ? p.keyFromSeed(name, seed) : p.generateKey(name));
           runs.add(encode(o, digest));
         } catch (SpecError e) {
           throw e;

@@ -28,7 +28,7 @@ final class Types {
     transient JsonObject raw;
     String name, kind, family, keyType = "", digest = "";
     List<String> operations = List.of();
-    int keyBytes, ivBytes, blockBytes, minSize, tagBytes;
+    int keyBytes, ivBytes, blockBytes, minSize, tagBytes, outputBytes, publicKeyBytes, ciphertextBytes;
 
     boolean hasOp(String op) {
       return operations.contains(op);
@@ -38,7 +38,13 @@ final class Types {
       return kind.equals("keypair")
           || kind.equals("signature")
           || kind.equals("pk-encryption")
-          || kind.equals("key-agreement");
+          || kind.equals("key-agreement")
+          || kind.equals("kem");
+    }
+
+    /** Room an output may need: an SLH-DSA signature, a KEM's ciphertext and secret; 1 KiB at least. */
+    int outputRoom() {
+      return Math.max(1024, outputBytes + ciphertextBytes);
     }
 
     boolean isPkOrKdf() {
@@ -98,6 +104,7 @@ final class Types {
     byte[] secret = new byte[0], ad = new byte[0];
     int outLen;
     Map<String, Long> cost = new TreeMap<>();
+    byte[] randomness; // a KEM encapsulation's m (the gate's known answers), or null
 
     /** A shallow copy: the same arrays and key parts, fields of its own to replace. */
     @Override
@@ -138,6 +145,11 @@ final class Types {
     Op prepare(String alg, String op, Params p) throws Exception;
 
     KeyParts generateKey(String alg) throws Exception;
+
+    /** The key pair a FIPS 203/204/205 seed gives: the gate's known answer for key generation. */
+    default KeyParts keyFromSeed(String alg, byte[] seed) throws Exception {
+      throw new Unsupported(name() + " derives no " + alg + " key from a seed");
+    }
 
     /**
      * Key setup alone: every run builds a key object from {@code p.key} and initialises the
