@@ -15,7 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr size_t kOutRoom = 1024;  // provider.hpp: out has room for len + 1024 bytes
 constexpr uint64_t kMaxRounds = 1000000;
 constexpr uint64_t kMaxBatch = 100000;
 constexpr size_t kMaxClasses = 16;
