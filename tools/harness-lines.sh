@@ -18,12 +18,14 @@ count() {  # total lines of the files read on stdin
   echo "$total"
 }
 
-go=$(files runners/go | grep -Ev '/prov_[^/]*\.go$|_test\.go$|/go\.(mod|sum)$|/catalogue\.json$' | count)
+# Go's cmd/ holds separate programs (the channel scenario's TLS handshake tool, a fidelity bench).
+go=$(files runners/go | grep -Ev '/prov_[^/]*\.go$|_test\.go$|/go\.(mod|sum)$|/catalogue\.json$|/cmd/' | count)
 python=$(files runners/python \
-  | grep -Ev '/providers/(pyca|pycryptodome|_keys)\.py$|/requirements\.txt$|/catalogue\.json$' | count)
+  | grep -Ev '/providers/(pyca|pyca_pq|pycryptodome|_keys)\.py$|/requirements\.txt$|/catalogue\.json$' \
+  | count)
 rust=$(files runners/rust/src | grep -E '\.rs$' \
   | grep -Ev '/providers/|/tests\.rs$|/layering\.rs$' | count)
 jvm=$(files runners/jvm/src/main/java \
-  | grep -Ev '/(JcaProvider|JcaNames|Providers|JmhReference)\.java$' | count)
+  | grep -Ev '/(JcaProvider|JcaNames|PqJca|Providers|JmhReference)\.java$' | count)
 
 printf '%-7s %6s\n' runner harness go "$go" python "$python" rust "$rust" jvm "$jvm"
