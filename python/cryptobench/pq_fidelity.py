@@ -107,32 +107,25 @@ def parse_speed(out: str, row: str) -> float:
     return float(m.group(1)) * 1000
 
 
-def liboqs_ns_per_op(speed_sig: Path, oqs_name: str, seconds: int = 1) -> dict[str, float]:
+def _pinned_output(argv: list[str], name: str) -> str:
+    """A reference tool's standard output, run on the CPU our runners pin themselves to."""
     done = subprocess.run(
-        [str(speed_sig), "--duration", str(seconds), oqs_name],
-        preexec_fn=_on_our_cpu,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+        argv, preexec_fn=_on_our_cpu, capture_output=True, text=True, timeout=120, check=False
     )
     if done.returncode != 0:
-        raise ValueError(f"speed_sig exited {done.returncode}: {done.stderr.strip()[:200]}")
-    return {op: parse_speed(done.stdout, row) for op, row in SPEED_SIG_ROW.items()}
+        raise ValueError(f"{name} exited {done.returncode}: {done.stderr.strip()[:200]}")
+    return done.stdout
+
+
+def liboqs_ns_per_op(speed_sig: Path, oqs_name: str, seconds: int = 1) -> dict[str, float]:
+    out = _pinned_output([str(speed_sig), "--duration", str(seconds), oqs_name], "speed_sig")
+    return {op: parse_speed(out, row) for op, row in SPEED_SIG_ROW.items()}
 
 
 def go_ns_per_op(param: str, benchtime: str = "20ms") -> dict[str, float]:
-    done = subprocess.run(
-        [str(_bin("cryptobench-mlkembench")), "-param", param, "-benchtime", benchtime],
-        preexec_fn=_on_our_cpu,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise ValueError(f"cryptobench-mlkembench exited {done.returncode}: {done.stderr[:200]}")
-    return {k: v * 1.0 for k, v in json.loads(done.stdout).items() if k != "param"}
+    name = "cryptobench-mlkembench"
+    out = _pinned_output([str(_bin(name)), "-param", param, "-benchtime", benchtime], name)
+    return {k: v * 1.0 for k, v in json.loads(out).items() if k != "param"}
 
 
 def run(rounds: int = 5) -> list[Pair]:
