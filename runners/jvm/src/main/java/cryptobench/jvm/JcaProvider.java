@@ -434,7 +434,11 @@ final class JcaProvider implements CryptoProvider {
     }
     if (!op.equals("verify")) throw new Unsupported(op + " does not apply to " + info.name);
     sig.initVerify(Keys.publicKey(jca, info, p.keypair));
-    byte[] signature = ecdsa ? Keys.plainToDer(p.signature) : p.signature;
+    return verifying(sig, ecdsa ? Keys.plainToDer(p.signature) : p.signature);
+  }
+
+  /** The timed verification of `signature` by an initialised `sig`: a bad one is Rejected. */
+  static Op verifying(Signature sig, byte[] signature) {
     return (in, inOff, inLen, out, outOff) -> {
       sig.update(in, inOff, inLen);
       boolean ok;
