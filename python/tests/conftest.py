@@ -1,6 +1,7 @@
 """Shared fixtures. Tests never touch the user's results database: every test gets its own."""
 
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,25 @@ def private_data_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("CRYPTOBENCH_DB", str(tmp_path / "default-results.db"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("CRYPTOBENCH_TEST_PROVIDERS", raising=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cached_runner_lists(tmp_path_factory):
+    """Each runner's `list` runs once per session and environment, in this process and in every
+    `cryptobench` the tests start (listcache/sitecustomize.py says why and what is keyed)."""
+    hook = Path(__file__).parent / "listcache"
+    saved = {k: os.environ.get(k) for k in ("CRYPTOBENCH_TEST_LIST_CACHE", "PYTHONPATH")}
+    os.environ["CRYPTOBENCH_TEST_LIST_CACHE"] = str(tmp_path_factory.mktemp("runner-lists"))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(hook), saved["PYTHONPATH"]]))
+    real = runner.discovery.list_capabilities
+    runpy.run_path(str(hook / "sitecustomize.py"))
+    yield
+    runner.discovery.list_capabilities = real
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 @pytest.fixture(scope="session")
