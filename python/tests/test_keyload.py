@@ -40,8 +40,9 @@ def run_cases(native_runner, provider: str, algorithms: list[str], vectors=None)
     return {m["id"]: m for m in lines if m.get("type") == "case"}
 
 
-def test_every_encoding_decodes_to_the_reference_key_and_signs(native_runner):
-    cases = run_cases(native_runner, "openssl", ALGORITHMS)
+@pytest.mark.parametrize("provider", ["openssl", "botan"])
+def test_every_encoding_decodes_to_the_reference_key_and_signs(native_runner, provider):
+    cases = run_cases(native_runner, provider, ALGORITHMS)
     assert set(cases) == set(ALGORITHMS)
     for name, case in cases.items():
         assert case["status"] == "ok", (name, case["reason"])
