@@ -5,6 +5,7 @@ suppression) is taint-clean; the run is stored and shown like every run."""
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import run_cli
@@ -92,3 +93,11 @@ def test_parse_xml_attributes_errors_to_the_operation_between_the_markers():
     ]
     assert parsed.sites[0].top() == "1 unnamed frame(s) in libx.so called by AES_encrypt (libx.so)"
     assert parsed.suppressed == {"verdict:x": 2}
+
+
+def test_a_verdict_suppression_used_like_a_comparison_loop_counts_as_a_site():
+    slot = taint.Slot("x", "default", Path("x"), {})
+    loop = taint.Cell(slot, "aes-256-gcm", taint.Parsed(suppressed={"verdict:x": 32}))
+    once = taint.Cell(slot, "aes-256-gcm", taint.Parsed(suppressed={"verdict:x": 3}))
+    assert taint.figure(loop).extra["verdict"] == "secret-dependent"
+    assert taint.figure(once).extra["verdict"] == "taint-clean"

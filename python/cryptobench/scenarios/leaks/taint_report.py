@@ -50,7 +50,21 @@ def site_lines(f: Figure, most: int = 6) -> list[str]:
     ]
     if len(groups) > most:
         out.append(f"  … and {len(groups) - most} more frames")
-    return out
+    return out + [
+        f"  {f.key['provider']} {f.key['algorithm']}: {overused_text(name, count)}"
+        for name, count in _overused(f).items()
+    ]
+
+
+def _overused(f: Figure) -> dict[str, int]:
+    return f.extra.get("verdict_suppressions_overused", {}) if f.status == "ok" else {}
+
+
+def overused_text(name: str, count: int) -> str:
+    return (
+        f"suppression {name} used {count} times in 2 decryptions, counted as a site "
+        "(it may stand for at most two branches on a tag's outcome per decryption)"
+    )
 
 
 def summary(figures: list[Figure], settings: dict[str, Any]) -> str:
@@ -73,6 +87,10 @@ def sections(figures: list[Figure], settings: dict[str, Any]) -> list[Section]:
         for f in fs
         if f.status == "ok"
         for g in f.extra.get("groups", [])
+    ] + [
+        [f.key["provider"], f.key["algorithm"], "suppression overused", n, name, ""]
+        for f in fs
+        for name, n in _overused(f).items()
     ]
     if sites:
         body += html_table(
