@@ -216,7 +216,7 @@ def _request(proc: ServeProcess, cell: Cell, op: str, data: bytes, secret: bool,
     if not reply.get("supported"):
         raise RunnerFailure(
             "protocol",
-            "the runner was built without valgrind/memcheck.h: `make apt-leaks`, then rebuild it",
+            "the runner was built without valgrind/memcheck.h: `make apt-leaks native`",
         )
     if not reply.get("on_valgrind"):
         raise RunnerFailure("protocol", "the runner did not run under valgrind")
