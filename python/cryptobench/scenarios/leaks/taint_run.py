@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
-from cryptobench.scenarios.base import Started, Target, run_figure_scenario
+from cryptobench.scenarios.base import Started, Target, comma_list, run_figure_scenario
 
 # The runners whose processes memcheck can follow: the native runner (C and C++ libraries).
 # Go's runtime and the JVM do not run under memcheck; the Rust runner does not answer `taint`
@@ -25,11 +25,9 @@ def _native(caps: Any, provider: str) -> bool:
 
 def plan(options: Any, caps: Any) -> dict[str, Any]:
     """Raises UserError for a provider or algorithm that cannot be checked."""
-    from cryptobench.scenarios.leaks.command import _list
-
     if options.marvin:
         raise UserError("--method taint: no RSA test yet (AEAD algorithms only)")
-    algorithms = _list(options.algorithms, "-a") or DEFAULT_ALGORITHMS
+    algorithms = comma_list(options.algorithms, "-a") or DEFAULT_ALGORITHMS
     infos = {a["name"]: a for a in caps.raw.get("algorithms", [])}
     for a in algorithms:
         if a not in infos:
@@ -37,7 +35,7 @@ def plan(options: Any, caps: Any) -> dict[str, Any]:
         if infos[a]["kind"] != "aead":
             raise UserError(f"-a {a}: --method taint checks AEAD algorithms only so far")
     slots: list[tuple[str, str]] = []
-    for entry in _list(options.providers, "-p") or ():
+    for entry in comma_list(options.providers, "-p") or ():
         name, _, variant = entry.partition("/")
         if name not in caps.providers:
             raise UserError(f"-p: unknown provider {name!r} (known: {', '.join(caps.providers)})")
