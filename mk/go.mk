@@ -7,10 +7,8 @@ TEST_TARGETS += test-runner-go
 
 .PHONY: runner-go test-runner-go bench-go
 
-# GO_TOOLS=0 (make demo) builds the runner without the scenarios' and fidelity checks' tools.
-GO_TOOLS ?= 1
 runner-go: apt-build
-	@GO_TOOLS=$(GO_TOOLS) $(PHASE) runner-go bash runners/go/build.sh $(abspath $(VENV))/bin
+	@$(PHASE) runner-go bash runners/go/build.sh $(abspath $(VENV))/bin
 
 # go vet and the Go unit tests, when the runner was built (the protocol tests are in
 # python/tests/test_runner_protocol.py and test_runner_go.py, run with the other Python tests).

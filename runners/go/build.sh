@@ -61,10 +61,8 @@ mv "$target.tmp" "$target"
 # Tools beside the runner, named outside cryptobench-runner-* so they are not taken for runners:
 # cmd/tlshs, the channel scenario's TLS handshake tool (Go's crypto/tls, classical and hybrid
 # post-quantum key exchange), and cmd/mlkembench, testing.B on crypto/mlkem for the PQ fidelity
-# check (make bench-fidelity-pq). GO_TOOLS=0 (make demo, which needs neither) leaves them out.
-tools="tlshs mlkembench"
-[ "${GO_TOOLS:-1}" = 0 ] && tools=
-for tool in $tools; do
+# check (make bench-fidelity-pq).
+for tool in tlshs mlkembench; do
   exe=$dest/cryptobench-$tool
   if ! out=$(GOFLAGS=-mod=readonly nice "$GO" build -trimpath -o "$exe.tmp" ./cmd/$tool 2>&1); then
     rm -f "$exe.tmp" "$exe"
