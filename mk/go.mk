@@ -21,4 +21,4 @@ test-runner-go:
 
 # Fidelity: the engine's loop against testing.B on the reference cases (ratio 0.9-1.1).
 bench-go:
-	$(VENV)/bin/cryptobench-runner-go bench
+	$(VENV)/bin/python -m cryptobench.runner_fidelity $(VENV)/bin/cryptobench-runner-go

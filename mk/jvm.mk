@@ -12,4 +12,4 @@ runner-jvm: apt-build
 
 # Fidelity: the engine's loop against JMH on the reference cases (ratio 0.9-1.1).
 bench-jvm:
-	$(VENV)/bin/cryptobench-runner-jvm bench
+	$(VENV)/bin/python -m cryptobench.runner_fidelity $(VENV)/bin/cryptobench-runner-jvm

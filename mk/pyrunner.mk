@@ -13,7 +13,7 @@ runner-python: apt-build
 
 # Fidelity: the engine's loop against timeit on the reference cases (ratio 0.9-1.1).
 bench-python:
-	$(VENV)/bin/cryptobench-runner-python bench
+	$(VENV)/bin/python -m cryptobench.runner_fidelity $(VENV)/bin/cryptobench-runner-python
 
 TEST_TARGETS += lint-runner-python
 .PHONY: lint-runner-python

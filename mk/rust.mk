@@ -28,4 +28,4 @@ test-runner-rust:
 
 # Fidelity: the engine's loop against criterion on the reference cases (ratio 0.9-1.1).
 bench-rust:
-	$(VENV)/bin/cryptobench-runner-rust bench
+	$(VENV)/bin/python -m cryptobench.runner_fidelity $(VENV)/bin/cryptobench-runner-rust

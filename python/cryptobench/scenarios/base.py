@@ -73,6 +73,16 @@ class Started:
     status: int
 
 
+def comma_list(text: str | None, what: str) -> tuple[str, ...] | None:
+    """`"a, b"` → ('a', 'b'); None when the option was not given; an empty list is an error."""
+    if text is None:
+        return None
+    values = tuple(v.strip() for v in text.split(",") if v.strip())
+    if not values:
+        raise UserError(f"{what}: an empty list")
+    return values
+
+
 def options_from(cls: type, args: argparse.Namespace) -> Any:
     """A scenario's options dataclass from its parsed command line: each field is the argument
     of the same name."""

@@ -21,6 +21,9 @@ CASE_FIELDS = {"id": None, "provider": None, "operation": None, "algorithm": Non
 CASE_FIELDS |= {"variant": "", "input": "random", "align_offset": 0, "aad_bytes": 0, "samples": 11}
 CASE_FIELDS |= {"target_sample_ms": 2.0, "warmup_ms": 20.0, "heap_iterations": 8, "seed": 1}
 CASE_FIELDS |= {"cost": {}, "inplace": True}
+# The fields of the case a result repeats (docs/protocol.md, "result").
+ECHOED = ("provider", "variant", "operation", "algorithm", "size", "input", "align_offset")
+ECHOED += ("aad_bytes", "cost")
 
 
 def parse_case(raw, where: str = "case") -> dict:
@@ -121,25 +124,8 @@ def case_message(c: OpenCase) -> dict:
 
 def result_message(c: OpenCase) -> dict:
     s = c.spec
-    r = {
-        "type": "result",
-        "id": s["id"],
-        "status": c.status,
-        "reason": c.reason,
-        "gate": {},
-    }
-    for k in (
-        "provider",
-        "variant",
-        "operation",
-        "algorithm",
-        "size",
-        "input",
-        "align_offset",
-        "aad_bytes",
-        "cost",
-    ):
-        r[k] = s[k]
+    r = {"type": "result", "id": s["id"], "status": c.status, "reason": c.reason, "gate": {}}
+    r |= {name: s[name] for name in ECHOED}
     if c.status == "ok":
         r["samples"] = c.samples
         r["heap"] = c.heap

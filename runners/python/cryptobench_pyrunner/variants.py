@@ -50,7 +50,7 @@ def select(chosen: dict[str, str], argv: list[str]) -> None:
     CURRENT.update(chosen)
     wanted: dict[str, str] = {}
     for provider, variant in CURRENT.items():
-        wanted.update(_env(provider, variant))
+        wanted.update(next(env for name, _, env in VARIANTS[provider] if name == variant))
     env = {k: v for k, v in os.environ.items() if k not in ENV_KEYS}
     env.update(wanted)
     if all(os.environ.get(k) == env.get(k) for k in ENV_KEYS):
@@ -61,10 +61,3 @@ def select(chosen: dict[str, str], argv: list[str]) -> None:
     env["CRYPTOBENCH_REEXEC"] = "1"
     sys.stdout.flush()
     os.execve(sys.executable, [sys.executable, "-m", "cryptobench_pyrunner", *argv], env)
-
-
-def _env(provider: str, variant: str) -> dict[str, str]:
-    for name, _, env in VARIANTS[provider]:
-        if name == variant:
-            return env
-    raise KeyError(variant)

@@ -1,12 +1,15 @@
 //! The fidelity bench: reference cases measured by this runner's engine and by Rust's standard
 //! benchmark harness, criterion (Bencher::iter, its default linear sampling and analysis), on the
 //! same prepared operation and buffers. The two alternate so drift on a shared machine hits both;
-//! the ratio of the medians should be 0.9-1.1.
+//! one JSON line per case carries both rounds' figures, and the coordinator's summary
+//! (python/cryptobench/runner_fidelity.py) their ratio; it reads no other line, so criterion's
+//! own report may print on.
 
 use crate::engine::*;
+use crate::protocol::{emit, error_message};
 use crate::spec::{CaseSpec, symmetric_params};
 use crate::types::find_algorithm;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::io::Write;
 use std::time::Duration;
 
@@ -28,32 +31,6 @@ fn bench_case(id: &str, provider: &str, operation: &str, algorithm: &str, size: 
 /// samples over 250 ms after 50 ms of warm-up, so both see the same stretch of machine noise.
 const ROUNDS: usize = 9;
 
-/// Runs `f` with stdout and stderr on /dev/null: criterion prints its own report and progress
-/// there, and this command's output is the comparison table.
-fn quietly<T>(out: &mut impl Write, f: impl FnOnce() -> T) -> T {
-    let _ = out.flush();
-    unsafe {
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
-        let saved = [libc::dup(1), libc::dup(2)];
-        if null >= 0 && saved.iter().all(|&fd| fd >= 0) {
-            libc::dup2(null, 1);
-            libc::dup2(null, 2);
-        }
-        let r = f();
-        let _ = std::io::stdout().flush();
-        if null >= 0 && saved.iter().all(|&fd| fd >= 0) {
-            libc::dup2(saved[0], 1);
-            libc::dup2(saved[1], 2);
-        }
-        for fd in [saved[0], saved[1], null] {
-            if fd >= 0 {
-                libc::close(fd);
-            }
-        }
-        r
-    }
-}
-
 /// criterion's median time per iteration (ns) of the benchmark `id`, from its estimates.json.
 fn criterion_median(dir: &std::path::Path, id: &str) -> Option<f64> {
     let path = dir.join(id).join("new").join("estimates.json");
@@ -68,15 +45,12 @@ pub fn command_bench(out: &mut impl Write) -> i32 {
         bench_case("ring-chacha", "ring", "encrypt", "chacha20-poly1305", 16384),
     ];
     let dir = std::env::temp_dir().join(format!("cryptobench-criterion-{}", std::process::id()));
-    let _ = writeln!(out, "fidelity: cryptobench engine vs criterion, median of {ROUNDS} alternating rounds");
-    let _ = writeln!(out, "{:<40} {:>14} {:>14} {:>8}", "case", "engine ns/op", "criterion", "ratio");
-    let mut worst: f64 = 1.0;
     let mut code = 0;
     for spec in cases {
         let params = symmetric_params(find_algorithm(&spec.algorithm).unwrap(), spec.seed);
         let mut c = open_case(spec.clone(), Some(&params));
         if c.status != STATUS_OK {
-            let _ = writeln!(out, "{}: {} {}", spec.id, c.status, c.reason);
+            emit(out, &error_message(&format!("{}: {} {}", spec.id, c.status, c.reason)));
             code = 1;
             break;
         }
@@ -85,11 +59,12 @@ pub fn command_bench(out: &mut impl Write) -> i32 {
             c.samples.clear();
             for _ in 0..11 {
                 if let Err(e) = c.sample() {
-                    let _ = writeln!(out, "{}: {e}", spec.id);
+                    emit(out, &error_message(&format!("{}: {e}", spec.id)));
                     return 1;
                 }
             }
-            engine.push(median(&c.samples.iter().map(|x| x.ns as f64 / x.iterations as f64).collect::<Vec<_>>()));
+            // A round's figure is the median of its samples' ns/op (the coordinator takes it).
+            engine.push(c.samples.iter().map(|x| x.ns as f64 / x.iterations as f64).collect::<Vec<_>>());
             let id = format!("{}-{round}", spec.id);
             let mut crit = criterion::Criterion::default()
                 .output_directory(&dir)
@@ -99,29 +74,24 @@ pub fn command_bench(out: &mut impl Write) -> i32 {
                 .warm_up_time(Duration::from_millis(50))
                 .measurement_time(Duration::from_millis(250))
                 .nresamples(10_000);
-            quietly(out, || crit.bench_function(&id, |b| b.iter(|| c.run_ops(1).expect("the library failed"))));
+            crit.bench_function(&id, |b| b.iter(|| c.run_ops(1).expect("the library failed")));
             match criterion_median(&dir, &id) {
                 Some(ns) => harness.push(ns),
                 None => {
-                    let _ = writeln!(out, "{}: criterion wrote no estimates under {}", spec.id, dir.display());
+                    emit(
+                        out,
+                        &error_message(&format!("{}: criterion wrote no estimates under {}", spec.id, dir.display())),
+                    );
                     return 1;
                 }
             }
         }
-        let (e, h) = (median(&engine), median(&harness));
-        let ratio = e / h;
-        worst = worst.max(ratio.max(1.0 / ratio));
         let name = format!("{} {} {} {}", spec.provider, spec.operation, spec.algorithm, spec.size);
-        let _ = writeln!(out, "{name:<40} {e:>14.1} {h:>14.1} {ratio:>8.3}");
+        emit(
+            out,
+            &json!({"type": "fidelity", "case": name, "harness": "criterion", "engine_ns": engine, "harness_ns": harness}),
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
-    if code != 0 {
-        return code;
-    }
-    if worst > 1.1 {
-        let _ = writeln!(out, "some ratio is outside 0.9-1.1");
-        return 1;
-    }
-    let _ = writeln!(out, "all ratios within 0.9-1.1");
-    0
+    code
 }

@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from cryptobench.errors import UserError
-from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
+from cryptobench.scenarios.base import (
+    Started,
+    Target,
+    comma_list,
+    options_from,
+    run_figure_scenario,
+)
 from cryptobench.scenarios.leaks.classes import LeakTest, aead_test, oaep_test
 
 AEAD_ALGORITHMS = ("aes-256-gcm", "chacha20-poly1305")
@@ -28,9 +34,10 @@ NOT_BY_DEFAULT = ("null", "fault")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--method",
-        choices=["timing"],
+        choices=["timing", "taint"],
         default="timing",
-        help="timing: input classes timed in pairs (the only method so far)",
+        help="timing: input classes timed in pairs; taint: secrets marked undefined for "
+        "valgrind's memcheck, secret-dependent branches and memory indexes reported",
     )
     p.add_argument(
         "-p",
@@ -77,15 +84,6 @@ class Options:
     seed: int = 1
 
 
-def _list(text: str | None, what: str) -> tuple[str, ...] | None:
-    if text is None:
-        return None
-    values = tuple(v.strip() for v in text.split(",") if v.strip())
-    if not values:
-        raise UserError(f"{what}: an empty list")
-    return values
-
-
 def test_for(info: dict) -> LeakTest:
     if info["kind"] == "aead":
         return aead_test(info["name"])
@@ -101,13 +99,13 @@ def check_options(options: Options) -> None:
     """What the options alone make wrong, before any runner is asked anything."""
     if options.rounds is not None and not 100 <= options.rounds <= 1_000_000:
         raise UserError("--rounds must be between 100 and 1000000")
-    _list(options.algorithms, "-a")
-    _list(options.providers, "-p")
+    comma_list(options.algorithms, "-a")
+    comma_list(options.providers, "-p")
 
 
 def plan(options: Options, caps: Any) -> dict[str, Any]:
     """The run's settings: tests, (provider, variant) pairs, rounds. Raises UserError."""
-    algorithms = _list(options.algorithms, "-a") or (
+    algorithms = comma_list(options.algorithms, "-a") or (
         MARVIN_ALGORITHMS if options.marvin else AEAD_ALGORITHMS
     )
     infos = {a["name"]: a for a in caps.raw.get("algorithms", [])}
@@ -115,7 +113,7 @@ def plan(options: Options, caps: Any) -> dict[str, Any]:
         if a not in infos:
             raise UserError(f"-a: unknown algorithm {a!r}")
         test_for(infos[a])
-    named = _list(options.providers, "-p")
+    named = comma_list(options.providers, "-p")
     slots: list[tuple[str, str]] = []
     for entry in named or ():
         name, _, variant = entry.partition("/")
@@ -164,6 +162,10 @@ def start(options: Options, target: Target) -> Started:
     from cryptobench.scenarios.leaks import SCENARIO, measure
 
     check_options(options)
+    if options.method == "taint":
+        from cryptobench.scenarios.leaks import taint_run
+
+        return taint_run.start(options, target)
     caps = runner.discover()
     spec = plan(options, caps)
     paths = runner.runner_paths(caps)

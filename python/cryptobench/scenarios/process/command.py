@@ -10,7 +10,13 @@ from typing import Any
 from cryptobench.errors import UserError
 from cryptobench.figures import skipped
 from cryptobench.scenarios import packages
-from cryptobench.scenarios.base import Started, Target, options_from, run_figure_scenario
+from cryptobench.scenarios.base import (
+    Started,
+    Target,
+    comma_list,
+    options_from,
+    run_figure_scenario,
+)
 from cryptobench.scenarios.process import corpus, driver, measure
 from cryptobench.scenarios.process.model import (
     ALGORITHMS,
@@ -60,11 +66,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _list(text: str | None, default: tuple, what: str, known: tuple | None = None) -> tuple:
-    if text is None:
+    values = comma_list(text, what)
+    if values is None:
         return default
-    values = tuple(v.strip() for v in text.split(",") if v.strip())
-    if not values:
-        raise UserError(f"{what}: an empty list")
     unknown = [v for v in values if known is not None and v not in known]
     if unknown:
         raise UserError(f"{what}: unknown {unknown[0]!r} (known: {', '.join(known)})")

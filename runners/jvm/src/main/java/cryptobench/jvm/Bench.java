@@ -80,41 +80,30 @@ final class Bench {
           spec("sha256", "sunjce", "hash", "sha256", 1 << 20),
           spec("ed25519", "sunjce", "sign", "ed25519", 64));
 
+  /**
+   * Alternating rounds of each case; one JSON line per case with every round's figure of both, and
+   * the coordinator's summary (python/cryptobench/runner_fidelity.py) their medians' ratio.
+   */
   static int run(PrintStream out, boolean quick, Integer cpu) throws Exception {
     int rounds = quick ? 3 : 7;
     long jmhMs = quick ? 250 : 500;
-    out.printf(
-        "fidelity: engine (a serve process per round, median of 11 samples of 25 ms) vs JMH 1.37 (a fork per round, AverageTime,"
-            + " median of 11 iterations of 25 ms), median of %d alternating"
-            + " rounds, Java %s, %s%n",
-        rounds, Runtime.version(), cpu == null ? "not pinned" : "every thread on CPU " + cpu);
-    out.printf("%-34s %14s %14s %8s%n", "case", "engine ns/op", "JMH ns/op", "ratio");
-    double worst = 1;
+    String note = "a serve process and a JMH 1.37 fork per round, 11 samples of 25 ms each, Java "
+        + Runtime.version() + ", " + (cpu == null ? "not pinned" : "every thread on CPU " + cpu);
     for (CaseSpec spec : CASES) {
       Options opts = options(spec.id, jmhMs, quick);
       List<Double> engine = new ArrayList<>(), harness = new ArrayList<>();
       for (int round = 0; round < rounds; round++) {
         String failed = engineRound(spec, engine);
         if (failed != null) {
-          out.printf("%s: %s%n", spec.id, failed);
+          Protocol.emit(out, Protocol.errorMessage(spec.id + ": " + failed));
           return 1;
         }
         harness.add(medianIteration(new Runner(opts).runSingle()));
       }
-      double e = median(engine), h = median(harness), ratio = e / h;
-      worst = Math.max(worst, Math.max(ratio, 1 / ratio));
-      out.printf(
-          "%-34s %14.1f %14.1f %8.3f%n",
-          spec.provider + " " + spec.operation + " " + spec.algorithm + " " + spec.size, e, h, ratio);
-      // Every round's figure, so a ratio outside the range shows whether one harness had a slow
-      // stretch of the machine or JVMs that settled on slower code.
-      out.printf("  rounds, engine: %s%n  rounds, JMH:    %s%n", rounded(engine), rounded(harness));
+      String label = spec.provider + " " + spec.operation + " " + spec.algorithm + " " + spec.size;
+      Protocol.emit(out, Protocol.obj("type", "fidelity", "case", label, "harness", "JMH",
+          "engine_ns", engine, "harness_ns", harness, "note", note));
     }
-    if (worst > 1.1) {
-      out.println("some ratio is outside 0.9-1.1");
-      return 1;
-    }
-    out.println("all ratios within 0.9-1.1");
     return 0;
   }
 
@@ -201,17 +190,6 @@ final class Bench {
     List<Double> scores = new ArrayList<>();
     for (BenchmarkResult b : r.getBenchmarkResults())
       for (IterationResult i : b.getIterationResults()) scores.add(i.getPrimaryResult().getScore());
-    return median(scores);
-  }
-
-  static String rounded(List<Double> v) {
-    StringBuilder b = new StringBuilder();
-    for (double x : v) b.append(b.length() == 0 ? "" : " ").append(String.format("%.1f", x));
-    return b.toString();
-  }
-
-  static double median(List<Double> v) {
-    double[] a = v.stream().mapToDouble(Double::doubleValue).toArray();
-    return Engine.median(a);
+    return Engine.median(scores.stream().mapToDouble(Double::doubleValue).toArray());
   }
 }

@@ -2,8 +2,6 @@ package cryptobench.jvm;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -11,27 +9,16 @@ import java.util.TreeSet;
 final class Machine {
   private Machine() {}
 
-  static String read(String path) {
-    try {
-      return Files.readString(Path.of(path)).strip();
-    } catch (Exception e) {
-      return null;
-    }
-  }
-
   /** The CPUs this process may run on (Cpus_allowed_list). */
   static Set<Integer> allowedCpus() {
     Set<Integer> out = new TreeSet<>();
-    String status = read("/proc/self/status");
-    if (status == null) return out;
-    for (String line : status.split("\n")) {
-      if (!line.startsWith("Cpus_allowed_list:")) continue;
-      for (String part : line.substring(18).strip().split(",")) {
-        String[] range = part.split("-");
-        int lo = Integer.parseInt(range[0].strip());
-        int hi = range.length > 1 ? Integer.parseInt(range[1].strip()) : lo;
-        for (int c = lo; c <= hi; c++) out.add(c);
-      }
+    String list = Rss.status("Cpus_allowed_list:");
+    if (list == null) return out;
+    for (String part : list.split(",")) {
+      String[] range = part.split("-");
+      int lo = Integer.parseInt(range[0].strip());
+      int hi = range.length > 1 ? Integer.parseInt(range[1].strip()) : lo;
+      for (int c = lo; c <= hi; c++) out.add(c);
     }
     return out;
   }

@@ -42,69 +42,46 @@ public final class Main {
   static Options parseArgs(String[] args) throws UsageError {
     Options o = new Options();
     if (args.length < 1) throw new UsageError("missing command (list, serve, bench)");
-    o.command = args[0];
-    if (o.command.equals("-h") || o.command.equals("--help")) {
-      o.command = "--help";
-      return o;
-    }
-    if (!List.of("list", "serve", "bench").contains(o.command))
+    o.command = args[0].equals("-h") ? "--help" : args[0];
+    if (!List.of("list", "serve", "bench", "--help").contains(o.command))
       throw new UsageError("unknown command '" + o.command + "' (list, serve, bench)");
-    for (int i = 1; i < args.length; i++) {
+    for (int i = 1; i < args.length && !o.command.equals("--help"); i++) {
       String a = args[i];
-      boolean hasValue = i + 1 < args.length;
+      if (List.of("--variant", "--cpu").contains(a) && i + 1 == args.length)
+        throw new UsageError(a + " needs a value");
       switch (a) {
-        case "--variant":
-          {
-            if (!hasValue) throw new UsageError(a + " needs a value");
-            String v = args[++i];
-            int eq = v.indexOf('=');
-            if (eq <= 0 || eq == v.length() - 1)
-              throw new UsageError("--variant takes PROVIDER=VARIANT, got '" + v + "'");
-            String p = v.substring(0, eq), variant = v.substring(eq + 1);
-            if (!Providers.NAMES.contains(p))
-              throw new UsageError("--variant: unknown provider '" + p + "'");
-            if (!Variants.known(variant))
-              throw new UsageError(
-                  "--variant: " + p + " has no variant '" + variant + "' (" + Variants.names() + ")");
-            if (!o.variant.isEmpty() && !o.variant.equals(variant))
-              throw new UsageError(
-                  "--variant: the JVM providers share one JVM, so one runner runs them all as one"
-                      + " variant, not "
-                      + o.variant
-                      + " and "
-                      + variant
-                      + "; use separate runners");
-            o.variant = variant;
-            break;
-          }
-        case "--cpu":
-          {
-            if (!hasValue) throw new UsageError(a + " needs a value");
-            String v = args[++i];
-            try {
-              o.cpu = Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-              o.cpu = -2;
-            }
-            if (o.cpu < 0 || o.cpu >= 1024) throw new UsageError("--cpu takes a CPU number, got '" + v + "'");
-            break;
-          }
-        case "--no-pin":
-          o.pin = false;
-          break;
-        case "--quick":
+        case "--variant" -> o.variant = variant(args[++i], o.variant);
+        case "--cpu" -> {
+          String v = args[++i];
+          o.cpu = v.matches("[0-9]{1,4}") ? Integer.parseInt(v) : 1024;
+          if (o.cpu >= 1024) throw new UsageError("--cpu takes a CPU number, got '" + v + "'");
+        }
+        case "--no-pin" -> o.pin = false;
+        case "--quick" -> {
           if (!o.command.equals("bench")) throw new UsageError("unknown option '" + a + "' for " + o.command);
           o.quick = true;
-          break;
-        case "-h":
-        case "--help":
-          o.command = "--help";
-          break;
-        default:
-          throw new UsageError("unknown option '" + a + "' for " + o.command);
+        }
+        case "-h", "--help" -> o.command = "--help";
+        default -> throw new UsageError("unknown option '" + a + "' for " + o.command);
       }
     }
     return o;
+  }
+
+  /** The variant of --variant PROVIDER=VARIANT: the JVM providers share one JVM, so one. */
+  static String variant(String v, String before) throws UsageError {
+    int eq = v.indexOf('=');
+    if (eq <= 0 || eq == v.length() - 1)
+      throw new UsageError("--variant takes PROVIDER=VARIANT, got '" + v + "'");
+    String p = v.substring(0, eq), variant = v.substring(eq + 1);
+    if (!Providers.NAMES.contains(p)) throw new UsageError("--variant: unknown provider '" + p + "'");
+    if (!Variants.known(variant))
+      throw new UsageError("--variant: " + p + " has no variant '" + variant + "' (" + Variants.names() + ")");
+    if (!before.isEmpty() && !before.equals(variant))
+      throw new UsageError(
+          "--variant: the JVM providers share one JVM, so one runner runs them all as one variant, not "
+              + before + " and " + variant + "; use separate runners");
+    return variant;
   }
 
   /**

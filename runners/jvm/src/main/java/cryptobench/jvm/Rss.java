@@ -18,14 +18,20 @@ final class Rss {
   /** VmHWM folded in before each reset, so max_rss_kb stays the lifetime peak. */
   private static long lifetimePeakKb = -1;
 
-  static Long statusKb(String key) {
+  /** The value of a line of /proc/self/status, or null (not Linux, or no such line). */
+  static String status(String key) {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/self/status")))
-        if (line.startsWith(key)) return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        if (line.startsWith(key)) return line.substring(key.length()).strip();
     } catch (Exception ignored) {
-      // not Linux, or no such line: not measured
+      // not measured
     }
     return null;
+  }
+
+  static Long statusKb(String key) {
+    String v = status(key);
+    return v == null ? null : Long.parseLong(v.replaceAll("[^0-9]", ""));
   }
 
   /** rss_before_kb and rss_peak_kb of one heap pass: start() before it, end() after it. */
