@@ -68,11 +68,14 @@ CCACHE = $$(command -v ccache >/dev/null 2>&1 && echo -DCMAKE_CXX_COMPILER_LAUNC
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-# NATIVE_TESTS=OFF (make demo) leaves the GoogleTest suites out of the native build.
+# NATIVE_TESTS=OFF (make demo) leaves the GoogleTest suites out of the native build, and
+# NATIVE_TOOLS=OFF the scenarios' programs (confcrypt, cryptobench-encfile; native/CMakeLists.txt).
 NATIVE_TESTS ?= ON
+NATIVE_TOOLS ?= ON
 native: apt-libs
 	@$(PHASE) native bash -c 'cmake -S native -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DCB_BUILD_TESTS=$(NATIVE_TESTS) $(CCACHE) && cmake --build $(BUILD) -j $(JOBS)'
+	  -DCB_BUILD_TESTS=$(NATIVE_TESTS) -DCB_SCENARIO_TOOLS=$(NATIVE_TOOLS) $(CCACHE) && \
+	  cmake --build $(BUILD) -j $(JOBS)'
 
 # .venv and the package; VENV_EXTRAS= (make demo) leaves out the test tools.
 VENV_EXTRAS ?= [dev]

@@ -285,7 +285,7 @@ def shipped_suites() -> list[str]:
 
 
 def load_suite(name_or_path: str) -> Suite:
-    """A shipped suite by name (quick, default, full) or a TOML file by path."""
+    """A shipped suite by name (demo, quick, default, full) or a TOML file by path."""
     looks_like_path = name_or_path.endswith(".toml") or "/" in name_or_path
     if looks_like_path:
         path = Path(name_or_path)

@@ -163,13 +163,37 @@ def test_unknown_suite_name_and_unreadable_file():
         plan.load_suite("/nonexistent/suite.toml")
 
 
-@pytest.mark.parametrize("name", ["quick", "default", "full"])
+@pytest.mark.parametrize("name", ["demo", "quick", "default", "full"])
 def test_shipped_suites_expand_against_the_real_catalogue(native_runner, name):
     caps = runner.list_capabilities(native_runner)
     p = plan.expand(plan.load_suite(name), caps)
     assert p.cases
     assert {c.provider for c in p.cases} == set(caps.providers)  # "all" means all
     assert all(c.samples >= 3 for c in p.cases)
+
+
+def test_demo_suite_asks_the_first_questions_of_every_runner_and_is_a_fraction_of_default(
+    native_runner,
+):
+    """`make demo`'s suite: AES-GCM, ChaCha20-Poly1305, SHA-2 and SHA-3 at a few sizes, key
+    agreement, signatures and the post-quantum pair, on every runner that is built (the JVM's
+    too), default variants only, with short samples."""
+    demo = plan.load_suite("demo")
+    algorithms = {a for b in demo.blocks for a in b["algorithms"]}
+    assert {
+        "aes-256-gcm", "chacha20-poly1305", "sha256", "sha3-256", "x25519", "ecdh-p256",
+        "ed25519", "ecdsa-p256", "rsa-2048-pss-sha256", "ml-kem-768", "ml-dsa-65",
+    } <= algorithms  # fmt: skip
+    runners = ["runner:native", "runner:go", "runner:python", "runner:rust", "runner:jvm"]
+    assert all(b["providers"] == runners for b in demo.blocks if "null" not in b["algorithms"])
+    assert all(b["max_samples"] <= 21 for b in demo.blocks)
+    caps = runner.list_capabilities(native_runner)
+    cases = plan.expand(demo, caps).cases
+    # (the native runner's libraries on Debian 12 have no ML-KEM or ML-DSA: the other runners do)
+    assert {(c.operation, c.algorithm) for c in cases} >= {("encrypt", "aes-256-gcm"),
+        ("hash", "sha3-256"), ("sign", "ed25519"), ("derive", "x25519")}  # fmt: skip
+    assert all(c.variant == "default" for c in cases)
+    assert len(cases) * 5 < len(plan.expand(plan.load_suite("default"), caps).cases)
 
 
 def test_default_suite_covers_sizes_16_bytes_to_1_mib_in_powers_of_4():

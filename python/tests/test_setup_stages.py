@@ -72,7 +72,20 @@ def test_the_demo_builds_without_the_test_tools():
     assert "[dev]" not in out
     for runner in ("go", "python", "rust"):
         assert f"runners/{runner}/build.sh" in out
-    assert "runners/jvm/build.sh" not in out  # the default suite leaves the JVM out
+    assert "runners/jvm/build.sh" not in out  # the demo does not wait for the JVM's build
+
+
+def test_the_demo_builds_only_what_its_suite_measures_and_setup_builds_the_rest():
+    demo = make("-n", "demo")
+    # no scenario programs, no second (soft) Rust build; the demo suite, then the command of
+    # the default one
+    assert "-DCB_SCENARIO_TOOLS=OFF" in demo
+    assert "RUST_SOFT=0" in demo
+    assert "run --suite demo" in demo and "--suite default" in demo
+    setup = make("-n", "setup")
+    assert "-DCB_SCENARIO_TOOLS=ON" in setup
+    assert "RUST_SOFT=1" in setup
+    assert "run --suite default" in make("-n", "demo", "SUITE=default")
 
 
 def test_setup_and_test_still_install_every_part():

@@ -67,6 +67,12 @@ echo "rust runner: built $target with $("$CARGO" --version | cut -d' ' -f1-2)"
 # The variant rustcrypto/soft: RustCrypto's portable backends can only be chosen at compile time,
 # so they get a build of their own (RustCrypto only, no ring, aws-lc-rs or criterion), installed
 # out of the runners' directories; the runner re-executes it for that variant.
+# RUST_SOFT=0 (make demo, whose suite measures default variants only) skips it, and leaves an
+# earlier build of it in place.
+if [ "${RUST_SOFT:-1}" = 0 ]; then
+  echo "rust runner: the variant rustcrypto/soft not built now (make runner-rust builds it)"
+  exit 0
+fi
 soft_flags='--cfg cryptobench_soft --cfg aes_backend="soft" --cfg polyval_backend="soft"
   --cfg chacha20_backend="soft" --cfg poly1305_backend="soft" --cfg sha1_backend="soft"
   --cfg sha2_backend="soft" --cfg keccak_backend="soft"'
