@@ -98,9 +98,49 @@ def discover(variants: dict[str, str] | None = None, timeout: float = 120) -> Ca
     if absent:
         merged = replace(merged, absent={**merged.absent, **absent})
         merged.raw["absent_runners"] = merged.absent
+    merged = _list_runtime_variants(merged, variants, timeout)
     # Versioned providers not built (or built but not compiled in), each with the reason.
     merged.raw["absent_providers"] = versions.absent(set(merged.providers))
     return merged
+
+
+def _list_runtime_variants(
+    caps: Capabilities, chosen: dict[str, str] | None, timeout: float
+) -> Capabilities:
+    """A variant that sets no environment runs another runtime (the JVM runner's `jdk25` is
+    Temurin 25), which may offer other algorithms than the listing's: each such variant is
+    listed by its own process, once per runner, and what it offers is kept per provider
+    (Provider.variant_algorithms; docs/methodology.md, "providers"). Variants that only set
+    `env` mask CPU features of the same library and offer the same algorithms. A listing that
+    fails is named in `caps.absent` with the reason, and its variant plans nothing."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for p in caps.providers.values():
+        for v in p.variants:
+            if v.name != p.variant and not v.env and not (chosen and p.name in chosen):
+                groups.setdefault((caps.runner_of.get(p.name, ""), v.name), []).append(p.name)
+    if not groups:
+        return caps
+    providers = dict(caps.providers)
+    absent = dict(caps.absent)
+    offered: dict[str, dict[str, dict[str, list[str]]]] = {}
+    for (exe, variant), names in groups.items():
+        try:
+            listed = list_capabilities(Path(exe), dict.fromkeys(names, variant), timeout)
+        except UserError as e:
+            absent[f"{Path(exe).name} --variant {variant}"] = str(e)
+            continue
+        for name in names:
+            if name in listed.providers and listed.providers[name].variant == variant:
+                algs = listed.providers[name].algorithms
+                p = providers[name]
+                providers[name] = replace(
+                    p, variant_algorithms={**p.variant_algorithms, variant: algs}
+                )
+                offered.setdefault(name, {})[variant] = {a: list(o) for a, o in algs.items()}
+    raw = {**caps.raw, "variant_algorithms": offered}
+    if absent:
+        raw["absent_runners"] = absent
+    return replace(caps, providers=providers, absent=absent, raw=raw)
 
 
 def runner_paths(caps: Capabilities) -> dict[str, Path]:
