@@ -121,6 +121,8 @@ def _list_runtime_variants(
     if not groups:
         return caps
     providers = dict(caps.providers)
+    algorithms = dict(caps.algorithms)
+    raw_algorithms = list(caps.raw.get("algorithms", []))
     absent = dict(caps.absent)
     offered: dict[str, dict[str, dict[str, list[str]]]] = {}
     for (exe, variant), names in groups.items():
@@ -129,6 +131,10 @@ def _list_runtime_variants(
         except UserError as e:
             absent[f"{Path(exe).name} --variant {variant}"] = str(e)
             continue
+        for name, alg in listed.algorithms.items():  # one only this runtime has
+            if name not in algorithms:
+                algorithms[name] = alg
+                raw_algorithms += [a for a in listed.raw["algorithms"] if a["name"] == name]
         for name in names:
             if name in listed.providers and listed.providers[name].variant == variant:
                 algs = listed.providers[name].algorithms
@@ -137,10 +143,10 @@ def _list_runtime_variants(
                     p, variant_algorithms={**p.variant_algorithms, variant: algs}
                 )
                 offered.setdefault(name, {})[variant] = {a: list(o) for a, o in algs.items()}
-    raw = {**caps.raw, "variant_algorithms": offered}
+    raw = {**caps.raw, "algorithms": raw_algorithms, "variant_algorithms": offered}
     if absent:
         raw["absent_runners"] = absent
-    return replace(caps, providers=providers, absent=absent, raw=raw)
+    return replace(caps, algorithms=algorithms, providers=providers, absent=absent, raw=raw)
 
 
 def runner_paths(caps: Capabilities) -> dict[str, Path]:
