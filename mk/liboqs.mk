@@ -1,4 +1,4 @@
-# liboqs (docs/versions.md, "liboqs"): the native provider `liboqs` (ML-DSA; src/providers/
+# liboqs (docs/versions.md, "liboqs"): the native provider `liboqs` (ML-KEM, ML-DSA; src/providers/
 # liboqs.cpp), built from the liboqs source inside the oqs-sys crate by native/versions/build.py
 # (recipe "liboqs") into ~/.cache/cryptobench/liboqs-<version>-<flags-hash>/ (CRYPTOBENCH_CACHE
 # moves it), then the native build again, which compiles the adapter against it as the module
