@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -89,11 +90,15 @@ def discover(variants: dict[str, str] | None = None, timeout: float = 120) -> Ca
     first = replace(first, runner_of={p: str(native) for p in first.providers})
     others: list[tuple[str, Capabilities]] = []
     absent: dict[str, str] = {}
-    for exe in find_other_runners(native):
-        try:
-            others.append((str(exe), list_capabilities(exe, variants, timeout)))
-        except UserError as e:
-            absent[exe.name] = str(e)
+    # The runners list themselves concurrently (each is a process of its own; the JVM's start-up
+    # is most of the wall time), their order kept.
+    for exe, listed in _concurrently(
+        [(exe, variants) for exe in find_other_runners(native)], timeout
+    ):
+        if isinstance(listed, UserError):
+            absent[exe.name] = str(listed)
+        else:
+            others.append((str(exe), listed))
     merged = capabilities.merge(first, others)
     if absent:
         merged = replace(merged, absent={**merged.absent, **absent})
@@ -102,6 +107,24 @@ def discover(variants: dict[str, str] | None = None, timeout: float = 120) -> Ca
     # Versioned providers not built (or built but not compiled in), each with the reason.
     merged.raw["absent_providers"] = versions.absent(set(merged.providers))
     return merged
+
+
+def _concurrently(
+    jobs: list[tuple[Path, dict[str, str] | None]], timeout: float
+) -> list[tuple[Path, Capabilities | UserError]]:
+    """`list_capabilities` of each (runner, variants), run in threads; the results in order, a
+    failed listing as its UserError."""
+
+    def one(job: tuple[Path, dict[str, str] | None]) -> Capabilities | UserError:
+        try:
+            return list_capabilities(job[0], job[1], timeout)
+        except UserError as e:
+            return e
+
+    if not jobs:
+        return []
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        return list(zip([exe for exe, _ in jobs], pool.map(one, jobs), strict=True))
 
 
 def _list_runtime_variants(
@@ -125,11 +148,12 @@ def _list_runtime_variants(
     raw_algorithms = list(caps.raw.get("algorithms", []))
     absent = dict(caps.absent)
     offered: dict[str, dict[str, dict[str, list[str]]]] = {}
-    for (exe, variant), names in groups.items():
-        try:
-            listed = list_capabilities(Path(exe), dict.fromkeys(names, variant), timeout)
-        except UserError as e:
-            absent[f"{Path(exe).name} --variant {variant}"] = str(e)
+    jobs = [(Path(exe), dict.fromkeys(names, variant)) for (exe, variant), names in groups.items()]
+    for ((exe, variant), names), (_, listed) in zip(
+        groups.items(), _concurrently(jobs, timeout), strict=True
+    ):
+        if isinstance(listed, UserError):
+            absent[f"{Path(exe).name} --variant {variant}"] = str(listed)
             continue
         for name, alg in listed.algorithms.items():  # one only this runtime has
             if name not in algorithms:
