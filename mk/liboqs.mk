@@ -5,7 +5,7 @@
 # cryptobench-providers/liboqs.so. Opt-in: never part of `make setup` or `make test`; without it
 # `cryptobench list` names liboqs as an absent provider with the reason.
 #   make liboqs                 build (or reuse the cached build) and compile the provider
-#   make bench-fidelity-pq      liboqs's speed_sig beside our liboqs provider, and testing.B for
+#   make bench-fidelity-pq      liboqs's speed_sig/speed_kem beside our liboqs provider, and testing.B for
 #                               Go's crypto/mlkem beside the go provider, alternated (a benchmark)
 .PHONY: liboqs bench-fidelity-pq
 
