@@ -35,7 +35,7 @@ struct PkVector {
   // KEM: `ciphertext` is invalid and `shared` is FIPS 203's implicit-rejection secret.
   bool implicit_rejection = false;
   Params kdf;    // KDF: salt, info, key (Argon2 secret), aad (Argon2 ad), cost, out_len
-  Bytes input;   // KDF: password or HKDF input keying material
+  Bytes input;   // KDF: password or HKDF input keying material; keyload: the encoded key
   Bytes output;  // KDF: expected output
 };
 
