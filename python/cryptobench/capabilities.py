@@ -94,9 +94,24 @@ class Provider:
     variants: tuple[Variant, ...]
     algorithms: dict[str, tuple[str, ...]]  # algorithm -> operations offered
     code_path: dict[str, Any]
+    # What a variant that runs another runtime offers (runner.discovery lists it on its own: the
+    # JVM's jdk25); a variant absent here (one that only sets `env`) offers what `variant` does.
+    variant_algorithms: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
 
-    def offers(self, algorithm: str, operation: str) -> bool:
-        return operation in self.algorithms.get(algorithm, ())
+    def offered(self, variant: str | None = None) -> dict[str, tuple[str, ...]]:
+        """algorithm -> operations, in one variant (default: the listing process's)."""
+        return self.variant_algorithms.get(variant or self.variant, self.algorithms)
+
+    def offers(self, algorithm: str, operation: str, variant: str | None = None) -> bool:
+        return operation in self.offered(variant).get(algorithm, ())
+
+    def variant_for(self, algorithm: str, operation: str) -> str | None:
+        """The listing's variant when it offers the operation, else the first other variant
+        that does (a runtime that has it: the JVM's jdk25 for ML-KEM); None when none does."""
+        for v in [self.variant, *(n for n in self.variant_names() if n != self.variant)]:
+            if self.offers(algorithm, operation, v):
+                return v
+        return None
 
     def variant_names(self) -> list[str]:
         return [v.name for v in self.variants]

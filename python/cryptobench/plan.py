@@ -493,7 +493,11 @@ def expand(suite: Suite, caps: Capabilities) -> Plan:
                         continue
                     for cost in costs:
                         for provider, variant in targets:
-                            if not caps.providers[provider].offers(alg_name, op):
+                            if variant == ANY_VARIANT:
+                                variant = caps.providers[provider].variant_for(alg_name, op)
+                            if not variant or not caps.providers[provider].offers(
+                                alg_name, op, variant
+                            ):
                                 skipped["unsupported"] = skipped.get("unsupported", 0) + 1
                                 continue
                             case = CaseSpec(
@@ -503,14 +507,32 @@ def expand(suite: Suite, caps: Capabilities) -> Plan:
     return Plan(suite.name, list(cases.values()), suite.timeout_s, skipped, suite.description)
 
 
+# A target without a variant (`NAME`, `all`, `runner:R`): per algorithm and operation, the
+# listing's variant (`default`) where it offers it, else the first variant whose runtime does
+# (Provider.variant_for: sunjce's ML-KEM runs on jdk25, Java 17 has no javax.crypto.KEM).
+ANY_VARIANT = ""
+
+
 def resolve_providers(specs: list[str], caps: Capabilities) -> list[tuple[str, str]]:
     """NAME, NAME/VARIANT, NAME/all, all, all/VARIANT, all/all, runner:R, runner:R/VARIANT,
     runner:R/all -> [(provider, variant)]. `runner:R` is every provider of one runner (`native`,
-    `go`, `python`, `rust`, `jvm`): none when that runner is not built here."""
+    `go`, `python`, `rust`, `jvm`): none when that runner is not built here. Without a variant
+    the variant is ANY_VARIANT, chosen per algorithm by `expand`."""
     out: list[tuple[str, str]] = []
     for spec in specs:
         name, _, variant = spec.partition("/")
-        variant = variant or "default"
+        if not variant:
+            providers = (
+                [caps.provider(name)]
+                if name != "all" and not name.startswith("runner:")
+                else [
+                    p
+                    for p in caps.providers.values()
+                    if name == "all" or caps.runner_name(p.name) == name.removeprefix("runner:")
+                ]
+            )
+            out += [(p.name, ANY_VARIANT) for p in providers if (p.name, ANY_VARIANT) not in out]
+            continue
         if name == "all" or name.startswith("runner:"):
             providers = list(caps.providers.values())
             if name != "all":

@@ -2,9 +2,10 @@
 library's own benchmark, alternated (ours, theirs, ours, theirs, …) so drift on a shared machine
 hits both. A benchmark (`make bench-fidelity-pq`), never a test.
 
-* liboqs: its `speed_sig` (built by `make liboqs` beside the library, tests/speed_sig.c: the
-  mean µs of each operation over a fixed duration, one key, one message) against the native
-  `liboqs` provider's keygen / sign / verify of ML-DSA;
+* liboqs: its `speed_sig` and `speed_kem` (built by `make liboqs` beside the library,
+  tests/speed_sig.c, speed_kem.c: the mean µs of each operation over a fixed duration, one key)
+  against the native `liboqs` provider's keygen / sign / verify of ML-DSA-65 and keygen /
+  encaps / decaps of ML-KEM-768;
 * Go: testing.B timing crypto/mlkem directly (`cryptobench-mlkembench`, runners/go/cmd/
   mlkembench: the median of 11 testing.B runs of 20 ms, the shape of our own figure) against the
   Go runner's `go` provider's ML-KEM keygen / encaps / decaps.
@@ -35,6 +36,7 @@ from pathlib import Path
 from cryptobench import versions
 
 SPEED_SIG_ROW = {"keygen": "keypair", "sign": "sign", "verify": "verify"}
+SPEED_KEM_ROW = {"keygen": "keygen", "encaps": "encaps", "decaps": "decaps"}
 MESSAGE = 32  # bytes signed, as the suites do; speed_sig signs 50 bytes (its MESSAGE_LEN)
 
 
@@ -117,9 +119,11 @@ def _pinned_output(argv: list[str], name: str) -> str:
     return done.stdout
 
 
-def liboqs_ns_per_op(speed_sig: Path, oqs_name: str, seconds: int = 1) -> dict[str, float]:
-    out = _pinned_output([str(speed_sig), "--duration", str(seconds), oqs_name], "speed_sig")
-    return {op: parse_speed(out, row) for op, row in SPEED_SIG_ROW.items()}
+def liboqs_ns_per_op(speed: Path, oqs_name: str, seconds: int = 1) -> dict[str, float]:
+    """`speed_sig` or `speed_kem` (by the tool's name) for one liboqs algorithm."""
+    out = _pinned_output([str(speed), "--duration", str(seconds), oqs_name], speed.name)
+    rows = SPEED_KEM_ROW if speed.name == "speed_kem" else SPEED_SIG_ROW
+    return {op: parse_speed(out, row) for op, row in rows.items()}
 
 
 def go_ns_per_op(param: str, benchtime: str = "20ms") -> dict[str, float]:
@@ -133,19 +137,26 @@ def run(rounds: int = 5) -> list[Pair]:
         Pair(f"liboqs {op} ml-dsa-65", "liboqs", "ml-dsa-65", op)
         for op in ("keygen", "sign", "verify")
     ]
+    liboqs_kem = [
+        Pair(f"liboqs {op} ml-kem-768", "liboqs", "ml-kem-768", op)
+        for op in ("keygen", "encaps", "decaps")
+    ]
     go = [
         Pair(f"go {op} ml-kem-768", "go", "ml-kem-768", op) for op in ("keygen", "encaps", "decaps")
     ]
     record = versions.built().get("liboqs")
-    speed_sig = Path(record["home"]) / "prefix" / "bin" / "speed_sig" if record else None
-    if not speed_sig or not speed_sig.exists():
-        for p in liboqs:
-            p.error = "liboqs not built (make liboqs)"
+    tools = Path(record["home"]) / "prefix" / "bin" if record else Path("/nonexistent")
+    speed_sig, speed_kem = tools / "speed_sig", tools / "speed_kem"
+    for group, tool in ((liboqs, speed_sig), (liboqs_kem, speed_kem)):
+        if not tool.exists():
+            for p in group:
+                p.error = f"liboqs's {tool.name} not built (make liboqs)"
     if not _bin("cryptobench-mlkembench").exists():
         for p in go:
             p.error = "cryptobench-mlkembench not built (make setup builds it with the Go runner)"
     groups = [
         (liboqs, lambda: liboqs_ns_per_op(speed_sig, "ML-DSA-65")),
+        (liboqs_kem, lambda: liboqs_ns_per_op(speed_kem, "ML-KEM-768")),
         (go, lambda: go_ns_per_op("768")),
     ]
     for _ in range(rounds):
@@ -165,7 +176,7 @@ def run(rounds: int = 5) -> list[Pair]:
             for p in live:
                 p.ours.append(ours[p.operation])
                 p.theirs.append(tool[p.operation])
-    return liboqs + go
+    return liboqs + liboqs_kem + go
 
 
 def table(pairs: list[Pair]) -> str:

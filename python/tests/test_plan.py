@@ -70,6 +70,42 @@ def test_variants(caps):
     assert {(c.provider, c.variant) for c in one.cases} == {("alpha", "soft"), ("beta", "default")}
 
 
+def test_a_target_without_variant_takes_the_variant_whose_runtime_offers_it(pk_caps):
+    """`all` and a bare NAME plan each operation in the listing's variant where it offers it,
+    else in a variant that runs another runtime and does (sunjce's ML-KEM on jdk25); NAME/V and
+    all/all stay exact, and a variant that only masks CPU features adds nothing."""
+    beta = pk_caps.providers["beta"]
+    rt = {**beta.algorithms, "ed25519": ("keygen", "sign", "verify")}
+    variants = (*beta.variants, plan_variant("rt"))
+    pk_caps.providers["beta"] = replace(beta, variants=variants, variant_algorithms={"rt": rt})
+    base = 'algorithms = ["ed25519"]\nsizes = [32]\n'
+
+    def targets(providers: str) -> set[tuple]:
+        p = plan.expand(suite(base + f"providers = [{providers}]"), pk_caps)
+        return {(c.provider, c.variant, c.operation) for c in p.cases}
+
+    alpha = {("alpha", "default", op) for op in ("keygen", "sign", "verify")}
+    assert targets('"all"') == alpha | {
+        ("beta", "default", "sign"),
+        ("beta", "default", "verify"),
+        ("beta", "rt", "keygen"),
+    }
+    assert targets('"beta"') == targets('"all"') - alpha
+    assert targets('"all/default"') == alpha | {
+        ("beta", "default", "sign"),
+        ("beta", "default", "verify"),
+    }
+    assert ("beta", "rt", "sign") in targets('"beta/all"')
+    # alpha's `soft` masks CPU features (no listing of its own): it never fills a gap.
+    assert not any(v == "soft" for _, v, _ in targets('"all"'))
+
+
+def plan_variant(name: str):
+    from cryptobench.capabilities import Variant
+
+    return Variant(name, "another runtime")
+
+
 def test_matrix_blocks_inherit_top_level_keys_and_duplicates_collapse(caps):
     text = """
         providers = ["all"]

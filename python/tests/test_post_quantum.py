@@ -4,13 +4,14 @@ seconds: each provider's gate passes (key generation from the seed, decapsulatio
 implicit-rejection known answers, verification known answers, round trips), every provider
 decapsulates every other's ciphertext, verifies every other's signature and returns the same
 implicit-rejection secret; a corrupted vector, a wrong secret and a wrong rejection secret are
-caught. The native runner has no post-quantum provider here (liboqs is opt-in)."""
+caught. The native runner gates its own providers: its liboqs (opt-in, `make liboqs`) joins the
+agreement where it is built, and its own gate is checked through `cryptobench-native check`."""
 
 import json
 import shutil
 
 import pytest
-from runner_harness import MATERIAL, VECTORS, Served, capabilities, runner_exe, tiny_case
+from runner_harness import MATERIAL, VECTORS, Served, capabilities, run, runner_exe, tiny_case
 
 from cryptobench import agreement, gate
 from cryptobench.capabilities import Capabilities
@@ -19,6 +20,7 @@ from cryptobench.runner import ServeProcess
 
 RUNNERS = ("cryptobench-runner-go", "cryptobench-runner-python", "cryptobench-runner-rust")
 RUNNERS += ("cryptobench-runner-jvm",)
+NATIVE = "cryptobench-native"  # self-gated: in the agreement, its gate through `check`
 # One of each kind, and the fast SLH-DSA sets: the `s` sets and larger `f` sets sign for up to
 # seconds, which is a benchmark's time, not a test's.
 SMALL = ("ml-kem-768", "x25519mlkem768", "ml-dsa-65", "slh-dsa-sha2-128f", "slh-dsa-shake-128f")
@@ -61,7 +63,7 @@ def test_every_post_quantum_provider_passes_the_gate(exe):
 def _all_offering(algorithm: str) -> list[tuple[str, str]]:
     """(runner, provider) of every built runner's provider that offers `algorithm`."""
     out = []
-    for exe in RUNNERS:
+    for exe in (*RUNNERS, NATIVE):
         try:
             providers = _offering(exe)
         except pytest.skip.Exception:
@@ -157,7 +159,7 @@ def test_a_wrong_secret_and_a_wrong_rejection_are_blamed():
 def test_a_corrupted_vector_fails_the_gate(family, field, tmp_path):
     algorithm = {"ml-kem": "ml-kem-768", "ml-dsa": "ml-dsa-65"}[family]
     operation = {"ml-kem": "decaps", "ml-dsa": "verify"}[family]
-    pairs = _all_offering(algorithm)
+    pairs = [p for p in _all_offering(algorithm) if p[0] != NATIVE]
     if not pairs:
         pytest.skip(f"no provider offers {algorithm} here")
     bad = tmp_path / "vectors"
@@ -174,3 +176,33 @@ def test_a_corrupted_vector_fails_the_gate(family, field, tmp_path):
             gated = s.gate(tiny_case(provider, algorithm, operation, size), bad)
         assert gated.status == "failed", (provider, gated)
         assert "known-answer test" in gated.reason, gated.reason
+
+
+def _native_liboqs_check(*args: str) -> list[dict]:
+    exe = runner_exe(NATIVE)
+    if not any(name == "liboqs" for name, _ in _offering(NATIVE)):
+        pytest.skip("liboqs is not built here (opt-in: make liboqs)")
+    done = run(exe, "check", "--provider", "liboqs", *args)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    return [m for m in lines if m["type"] == "check" and m["algorithm"] in SMALL]
+
+
+def test_the_native_liboqs_passes_its_own_gate_and_a_corrupted_vector_fails_it(tmp_path):
+    """liboqs's ML-KEM (the native engine's kem kind) and ML-DSA through the native runner's own
+    gate: every known answer (implicit rejection included) and round trip; a flipped bit in an
+    ML-KEM shared secret of the vector file fails decapsulation's known-answer step."""
+    lines = _native_liboqs_check()
+    assert {m["algorithm"] for m in lines} == {"ml-kem-768", "ml-dsa-65"}
+    assert all(m["status"] == "ok" for m in lines), lines
+    kem = {m["operation"]: m["gate"]["kat"] for m in lines if m["algorithm"] == "ml-kem-768"}
+    assert set(kem) == {"keygen", "encaps", "decaps"} and all("passed" in k for k in kem.values())
+    bad = tmp_path / "vectors"
+    shutil.copytree(VECTORS, bad)
+    doc = json.loads((bad / "ml-kem.json").read_text())
+    first = next(v for v in doc["vectors"] if v["algorithm"] == "ml-kem-768")
+    first["shared"] = ("%02x" % (int(first["shared"][:2], 16) ^ 1)) + first["shared"][2:]
+    (bad / "ml-kem.json").write_text(json.dumps(doc))
+    lines = _native_liboqs_check("--vectors", str(bad))
+    failed = [m for m in lines if m["algorithm"] == "ml-kem-768" and m["operation"] == "decaps"]
+    assert failed and failed[0]["status"] == "failed", failed
+    assert "shared secret" in failed[0]["reason"], failed

@@ -1,5 +1,5 @@
-"""The post-quantum fidelity bench (make bench-fidelity-pq) reads liboqs's speed_sig table and Go's
-testing.B on crypto/mlkem; these check the reading, not any speed."""
+"""The post-quantum fidelity bench (make bench-fidelity-pq) reads liboqs's speed_sig and speed_kem
+tables and Go's testing.B on crypto/mlkem; these check the reading, not any speed."""
 
 import pytest
 from runner_harness import missing_part
@@ -22,6 +22,16 @@ def test_speed_sig_rows_are_read_as_ns_per_op():
     assert pq_fidelity.parse_speed(SPEED_SIG, "sign") == pytest.approx(1270899)
     with pytest.raises(ValueError, match="no 'encaps' row"):
         pq_fidelity.parse_speed(SPEED_SIG, "encaps")
+
+
+def test_speed_kem_of_the_liboqs_build_gives_each_kem_operation():
+    record = pq_fidelity.versions.built().get("liboqs")
+    if not record:
+        pytest.skip("liboqs is not built here (opt-in: make liboqs)")
+    speed_kem = pq_fidelity.Path(record["home"]) / "prefix" / "bin" / "speed_kem"
+    got = pq_fidelity.liboqs_ns_per_op(speed_kem, "ML-KEM-768", seconds=1)
+    assert set(got) == {"keygen", "encaps", "decaps"}
+    assert all(v > 0 for v in got.values())
 
 
 def test_testing_b_on_crypto_mlkem_gives_each_operation():

@@ -70,6 +70,38 @@ def test_the_jdk25_variant_runs_the_providers_on_java_25(jvm_runner, caps):
     assert done.returncode == 2 and "use separate runners" in done.stderr.splitlines()[0]
 
 
+def test_the_planner_runs_ml_kem_on_the_variant_whose_jdk_has_it(jvm_runner, caps):
+    """Discovery lists jdk25 with its own process (it sets no environment: another runtime);
+    `-p all` then plans SunJCE's ML-KEM on jdk25, where Java 17 has none, and keeps the
+    classical algorithms on the default JDK."""
+    if "jdk25" not in [v["name"] for v in caps["providers"][0]["variants"]]:
+        pytest.skip("no Java 25 installed (the jdk25 variant is offered only where it is)")
+    from dataclasses import replace
+
+    from cryptobench import plan
+    from cryptobench.runner import discovery
+
+    listed = Capabilities.from_message(caps)
+    listed = replace(listed, runner_of=dict.fromkeys(listed.providers, str(jvm_runner)))
+    found = discovery._list_runtime_variants(listed, None, 300)
+    sunjce = found.providers["sunjce"]
+    assert not sunjce.offers("ml-kem-768", "encaps")
+    assert sunjce.variant_for("ml-kem-768", "encaps") == "jdk25"
+    assert "ml-kem-768" in found.raw["variant_algorithms"]["sunjce"]["jdk25"]
+    suite = plan.parse_suite(
+        'providers = ["sunjce"]\nalgorithms = ["ml-kem-768", "sha256"]\nsizes = [64]',
+        name="t",
+        where="t.toml",
+    )
+    cases = {(c.variant, c.algorithm, c.operation) for c in plan.expand(suite, found).cases}
+    assert cases == {
+        ("jdk25", "ml-kem-768", "keygen"),
+        ("jdk25", "ml-kem-768", "encaps"),
+        ("jdk25", "ml-kem-768", "decaps"),
+        ("default", "sha256", "hash"),
+    }
+
+
 def test_post_quantum_on_java_25_passes_the_gate_and_agrees(jvm_runner, caps):
     """Java 25's SunJCE (ML-KEM) and SUN (ML-DSA), which take only expanded keys, and Bouncy
     Castle, which takes the seed, pass the coordinator's gate on the jdk25 variant, and each

@@ -31,10 +31,12 @@ struct PkVector {
   bool strict_only = false;
   Bytes plaintext;   // OAEP
   Bytes ciphertext;  // OAEP
-  Bytes shared;      // key agreement: the shared secret
-  Params kdf;        // KDF: salt, info, key (Argon2 secret), aad (Argon2 ad), cost, out_len
-  Bytes input;       // KDF: password or HKDF input keying material; keyload: the encoded key
-  Bytes output;      // KDF: expected output
+  Bytes shared;      // key agreement, KEM: the shared secret
+  // KEM: `ciphertext` is invalid and `shared` is FIPS 203's implicit-rejection secret.
+  bool implicit_rejection = false;
+  Params kdf;    // KDF: salt, info, key (Argon2 secret), aad (Argon2 ad), cost, out_len
+  Bytes input;   // KDF: password or HKDF input keying material; keyload: the encoded key
+  Bytes output;  // KDF: expected output
 };
 
 // Directory searched for vector files: set_vectors_dir(), else $CRYPTOBENCH_VECTORS, else the

@@ -154,6 +154,16 @@ json artifacts(Provider& p, const AlgorithmInfo& info, OpKind op, const CaseSpec
       return {
           {"secret", to_hex(with_key(p, info.name, OpKind::Derive, key,
                                      public_parts(info, test_key(info.key_type + "-peer")), {}))}};
+    case Kind::Kem: {
+      // One encapsulation to the test key, and the implicit-rejection secret of
+      // input[:ciphertext_bytes], which is not a valid ciphertext (docs/post-quantum.md).
+      const Bytes e = with_key(p, info.name, OpKind::Encaps, public_parts(info, key), {}, {});
+      const auto n = static_cast<std::ptrdiff_t>(std::min(info.ciphertext_len, e.size()));
+      return {{"ciphertext", to_hex(Bytes(e.begin(), e.begin() + n))},
+              {"secret", to_hex(Bytes(e.begin() + n, e.end()))},
+              {"rejection", to_hex(with_key(p, info.name, OpKind::Decaps, key, {},
+                                            prefix(m.input, info.ciphertext_len)))}};
+    }
     default:
       throw Unsupported("no agreement artifacts for " + info.name);
   }
@@ -182,6 +192,11 @@ std::string check_peer(Provider& p, const AlgorithmInfo& info, OpKind op, const 
       return verifies(p, info, test_key(info.key_type), m.input, bytes("signature"))
                  ? ""
                  : "its signature does not verify here";
+    case Kind::Kem: {
+      const Bytes ss =
+          with_key(p, info.name, OpKind::Decaps, test_key(info.key_type), {}, bytes("ciphertext"));
+      return ss == bytes("secret") ? "" : "its ciphertext does not decapsulate to its secret here";
+    }
     case Kind::PkEncryption: {
       const Bytes pt =
           with_key(p, info.name, OpKind::Decrypt, test_key(info.key_type), {}, bytes("ciphertext"));

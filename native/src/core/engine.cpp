@@ -253,6 +253,7 @@ void OpenCase::compute_reference(Provider& provider, const Params& params, OpKin
   ref_len_ = expected_.size();
   const AlgorithmInfo& info = *find_algorithm(spec_.algorithm);
   if (op == OpKind::Encrypt && info.kind == Kind::PkEncryption) return;  // randomised (OAEP)
+  if (op == OpKind::Encaps) return;  // randomised: the canaries only
   // Signatures are deterministic for some schemes (PKCS#1 v1.5, EdDSA) and not for others.
   deterministic_ = op != OpKind::Sign || once() == expected_;
 }
@@ -333,7 +334,8 @@ void OpenCase::measure_heap_and_calibrate(Provider& provider, const Params& para
 }
 
 void OpenCase::open_public_key(Provider& provider, const AlgorithmInfo& info, OpKind op) {
-  const bool takes_message = op != OpKind::Keygen && info.kind != Kind::KeyAgreement;
+  const bool takes_message =
+      op != OpKind::Keygen && info.kind != Kind::KeyAgreement && info.kind != Kind::Kem;
   if (!takes_message && spec_.size != 0)
     throw Unsupported(spec_.operation + " " + spec_.algorithm + " takes no input: size must be 0");
   // OAEP with SHA-256 carries at most k - 2*32 - 2 bytes.
@@ -382,8 +384,17 @@ void OpenCase::open_public_key(Provider& provider, const AlgorithmInfo& info, Op
     sig.resize(signer->run(message.data(), message.size(), sig.data()));
     params.signature = sig;
     params.keypair = public_parts(info, params.keypair);
-  } else if (op == OpKind::Encrypt) {
+  } else if (op == OpKind::Encrypt || op == OpKind::Encaps) {
     params.keypair = public_parts(info, params.keypair);
+  } else if (op == OpKind::Decaps) {
+    // Decapsulation of this provider's own ciphertext to the test key.
+    Params to_public = params;
+    to_public.keypair = public_parts(info, params.keypair);
+    auto enc = provider.prepare(spec_.algorithm, OpKind::Encaps, to_public);
+    input.resize(info.ciphertext_len + info.output_len + kOutRoom);
+    input.resize(enc->run(nullptr, 0, input.data()));
+    if (input.size() < info.ciphertext_len) throw Error("encapsulation output is too short");
+    input.resize(info.ciphertext_len);
   } else if (op == OpKind::Decrypt) {
     auto enc = provider.prepare(spec_.algorithm, OpKind::Encrypt, params);
     input.resize(info.output_len + kOutRoom);

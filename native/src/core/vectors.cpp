@@ -65,6 +65,7 @@ PkVector parse_pk_vector(const nlohmann::json& v, const AlgorithmInfo& info,
     case Kind::Kem:  // decapsulating `ciphertext` with `key` gives `shared` (docs/post-quantum.md)
       out.ciphertext = hex_field(v, "ciphertext", where);
       out.shared = hex_field(v, "shared", where);
+      out.implicit_rejection = v.value("implicit_rejection", false);
       require(out.ciphertext, "ciphertext");
       require(out.shared, "shared");
       break;

@@ -2,6 +2,13 @@
 // `make liboqs` (native/versions/build.py, recipe "liboqs") and compiled as the versioned module
 // cryptobench-providers/liboqs.so by native/cmake/versions.cmake, liboqs linked in statically.
 //
+// ML-KEM-512/768/1024 (FIPS 203, liboqs's "ML-KEM-*": the mlkem-native code, AVX2 where the CPU
+// has it). Keys: the FIPS 203 seed d || z is the key, expanded with OQS_KEM_keypair_derand when
+// the operation is prepared (else the key's expanded `priv`); generated keys are a fresh 64-byte
+// seed from liboqs's source, exported with the public and the expanded private key. Encapsulation
+// draws its m from liboqs's (system) source: liboqs 0.13 has no derandomised encapsulation in its
+// API, so the gate's known answers are the decapsulation ones (implicit rejection included).
+//
 // ML-DSA-44/65/87 (FIPS 204, liboqs's "ML-DSA-*": the pqcrystals standard code, AVX2 where the CPU
 // has it). Conventions (docs/post-quantum.md): pure, empty context, hedged signing (liboqs builds
 // the code with DILITHIUM_RANDOMIZED_SIGNING). Keys: the FIPS 204 seed ξ is the key. liboqs 0.13
@@ -136,6 +143,81 @@ class VerifyOp : public Operation {
   Bytes pk_, s_;
 };
 
+// ---- ML-KEM ----------------------------------------------------------------------------------
+
+const SigRow kKems[] = {
+    {"ml-kem-512", OQS_KEM_alg_ml_kem_512},
+    {"ml-kem-768", OQS_KEM_alg_ml_kem_768},
+    {"ml-kem-1024", OQS_KEM_alg_ml_kem_1024},
+};
+
+const SigRow* find_kem(const std::string& name) {
+  for (const auto& r : kKems)
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+struct Kem {
+  explicit Kem(const SigRow& row) : p(OQS_KEM_new(row.oqs_alg)) {
+    if (!p) throw Unsupported(std::string("liboqs was built without ") + row.oqs_alg);
+  }
+  ~Kem() { OQS_KEM_free(p); }
+  Kem(const Kem&) = delete;
+  Kem& operator=(const Kem&) = delete;
+  OQS_KEM* p;
+};
+
+KeyPair kem_keypair_from_seed(const Kem& kem, const Bytes& seed) {
+  if (seed.size() != kem.p->length_keypair_seed)
+    throw Error("key part 'seed' must be " + std::to_string(kem.p->length_keypair_seed) +
+                " bytes (d || z), not " + std::to_string(seed.size()));
+  KeyPair k{Bytes(kem.p->length_public_key), Bytes(kem.p->length_secret_key)};
+  check(OQS_KEM_keypair_derand(kem.p, k.pub.data(), k.priv.data(), seed.data()),
+        std::string(kem.p->method_name) + " key generation from the seed");
+  return k;
+}
+
+// The expanded decapsulation key: from `seed` where the key has one, else its `priv`.
+Bytes kem_private_key(const Kem& kem, const KeyParts& key) {
+  auto seed = key.find("seed");
+  if (seed != key.end() && !seed->second.empty())
+    return kem_keypair_from_seed(kem, seed->second).priv;
+  return sized(key, "priv", kem.p->length_secret_key);
+}
+
+class EncapsOp : public Operation {
+ public:
+  EncapsOp(const SigRow& row, const Params& p)
+      : kem_(row), pk_(sized(p.keypair, "pub", kem_.p->length_public_key)) {}
+  size_t run(const uint8_t*, size_t, uint8_t* out) override {
+    check(OQS_KEM_encaps(kem_.p, out, out + kem_.p->length_ciphertext, pk_.data()),
+          std::string(kem_.p->method_name) + " encapsulation");
+    return kem_.p->length_ciphertext + kem_.p->length_shared_secret;
+  }
+
+ private:
+  Kem kem_;
+  Bytes pk_;
+};
+
+class DecapsOp : public Operation {
+ public:
+  DecapsOp(const SigRow& row, const Params& p) : kem_(row), sk_(kem_private_key(kem_, p.keypair)) {}
+  ~DecapsOp() override { OQS_MEM_cleanse(sk_.data(), sk_.size()); }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    if (len != kem_.p->length_ciphertext)
+      throw Error("ciphertext must be " + std::to_string(kem_.p->length_ciphertext) +
+                  " bytes, not " + std::to_string(len));
+    check(OQS_KEM_decaps(kem_.p, out, in, sk_.data()),
+          std::string(kem_.p->method_name) + " decapsulation");
+    return kem_.p->length_shared_secret;
+  }
+
+ private:
+  Kem kem_;
+  Bytes sk_;
+};
+
 class LiboqsProvider : public Provider {
  public:
   std::string name() const override { return CB_PROVIDER_NAME; }
@@ -146,6 +228,8 @@ class LiboqsProvider : public Provider {
   void init(const std::string&) override { OQS_init(); }
   std::vector<std::string> algorithms() const override {
     std::vector<std::string> out;
+    for (const auto& r : kKems)
+      if (find_algorithm(r.name) && OQS_KEM_alg_is_enabled(r.oqs_alg)) out.push_back(r.name);
     for (const auto& r : kSigs)
       if (find_algorithm(r.name) && OQS_SIG_alg_is_enabled(r.oqs_alg)) out.push_back(r.name);
     return out;
@@ -153,6 +237,10 @@ class LiboqsProvider : public Provider {
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
     checked_algorithm(algorithm, op);
+    if (const SigRow* row = find_kem(algorithm)) {
+      if (op == OpKind::Encaps) return std::make_unique<EncapsOp>(*row, params);
+      if (op == OpKind::Decaps) return std::make_unique<DecapsOp>(*row, params);
+    }
     if (const SigRow* row = find_sig(algorithm)) {
       if (op == OpKind::Sign) return std::make_unique<SignOp>(*row, params);
       if (op == OpKind::Verify) return std::make_unique<VerifyOp>(*row, params);
@@ -161,6 +249,13 @@ class LiboqsProvider : public Provider {
                       to_string(op));
   }
   KeyParts generate_key(const std::string& algorithm) override {
+    if (const SigRow* kem_row = find_kem(algorithm)) {
+      Kem kem(*kem_row);
+      Bytes seed(kem.p->length_keypair_seed);  // d || z
+      OQS_randombytes(seed.data(), seed.size());
+      KeyPair k = kem_keypair_from_seed(kem, seed);
+      return {{"seed", std::move(seed)}, {"pub", std::move(k.pub)}, {"priv", std::move(k.priv)}};
+    }
     const SigRow* row = find_sig(algorithm);
     if (!row) throw Unsupported(std::string(CB_PROVIDER_NAME) + " cannot generate " + algorithm);
     Sig sig(*row);

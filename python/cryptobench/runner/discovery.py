@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -89,18 +90,87 @@ def discover(variants: dict[str, str] | None = None, timeout: float = 120) -> Ca
     first = replace(first, runner_of={p: str(native) for p in first.providers})
     others: list[tuple[str, Capabilities]] = []
     absent: dict[str, str] = {}
-    for exe in find_other_runners(native):
-        try:
-            others.append((str(exe), list_capabilities(exe, variants, timeout)))
-        except UserError as e:
-            absent[exe.name] = str(e)
+    # The runners list themselves concurrently (each is a process of its own; the JVM's start-up
+    # is most of the wall time), their order kept.
+    for exe, listed in _concurrently(
+        [(exe, variants) for exe in find_other_runners(native)], timeout
+    ):
+        if isinstance(listed, UserError):
+            absent[exe.name] = str(listed)
+        else:
+            others.append((str(exe), listed))
     merged = capabilities.merge(first, others)
     if absent:
         merged = replace(merged, absent={**merged.absent, **absent})
         merged.raw["absent_runners"] = merged.absent
+    merged = _list_runtime_variants(merged, variants, timeout)
     # Versioned providers not built (or built but not compiled in), each with the reason.
     merged.raw["absent_providers"] = versions.absent(set(merged.providers))
     return merged
+
+
+def _concurrently(
+    jobs: list[tuple[Path, dict[str, str] | None]], timeout: float
+) -> list[tuple[Path, Capabilities | UserError]]:
+    """`list_capabilities` of each (runner, variants), run in threads; the results in order, a
+    failed listing as its UserError."""
+
+    def one(job: tuple[Path, dict[str, str] | None]) -> Capabilities | UserError:
+        try:
+            return list_capabilities(job[0], job[1], timeout)
+        except UserError as e:
+            return e
+
+    if not jobs:
+        return []
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        return list(zip([exe for exe, _ in jobs], pool.map(one, jobs), strict=True))
+
+
+def _list_runtime_variants(
+    caps: Capabilities, chosen: dict[str, str] | None, timeout: float
+) -> Capabilities:
+    """A variant that sets no environment runs another runtime (the JVM runner's `jdk25` is
+    Temurin 25), which may offer other algorithms than the listing's: each such variant is
+    listed by its own process, once per runner, and what it offers is kept per provider
+    (Provider.variant_algorithms; docs/methodology.md, "providers"). Variants that only set
+    `env` mask CPU features of the same library and offer the same algorithms. A listing that
+    fails is named in `caps.absent` with the reason, and its variant plans nothing."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for p in caps.providers.values():
+        for v in p.variants:
+            if v.name != p.variant and not v.env and not (chosen and p.name in chosen):
+                groups.setdefault((caps.runner_of.get(p.name, ""), v.name), []).append(p.name)
+    if not groups:
+        return caps
+    providers = dict(caps.providers)
+    algorithms = dict(caps.algorithms)
+    raw_algorithms = list(caps.raw.get("algorithms", []))
+    absent = dict(caps.absent)
+    offered: dict[str, dict[str, dict[str, list[str]]]] = {}
+    jobs = [(Path(exe), dict.fromkeys(names, variant)) for (exe, variant), names in groups.items()]
+    for ((exe, variant), names), (_, listed) in zip(
+        groups.items(), _concurrently(jobs, timeout), strict=True
+    ):
+        if isinstance(listed, UserError):
+            absent[f"{Path(exe).name} --variant {variant}"] = str(listed)
+            continue
+        for name, alg in listed.algorithms.items():  # one only this runtime has
+            if name not in algorithms:
+                algorithms[name] = alg
+                raw_algorithms += [a for a in listed.raw["algorithms"] if a["name"] == name]
+        for name in names:
+            if name in listed.providers and listed.providers[name].variant == variant:
+                algs = listed.providers[name].algorithms
+                p = providers[name]
+                providers[name] = replace(
+                    p, variant_algorithms={**p.variant_algorithms, variant: algs}
+                )
+                offered.setdefault(name, {})[variant] = {a: list(o) for a, o in algs.items()}
+    raw = {**caps.raw, "algorithms": raw_algorithms, "variant_algorithms": offered}
+    if absent:
+        raw["absent_runners"] = absent
+    return replace(caps, algorithms=algorithms, providers=providers, absent=absent, raw=raw)
 
 
 def runner_paths(caps: Capabilities) -> dict[str, Path]:

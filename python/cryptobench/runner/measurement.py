@@ -265,7 +265,7 @@ class Measurement:
         w = slot_or_worker.worker if isinstance(slot_or_worker, _Slot) else slot_or_worker
         caps = self._capabilities()
         provider = caps.providers.get(w.provider) if caps else None
-        return set(provider.algorithms) if provider else set()
+        return set(provider.offered(w.variant)) if provider else set()
 
     def _sample(self, slot: _Slot) -> bool:
         """One batch of samples; False when the case ended (library error, crash)."""
