@@ -351,11 +351,12 @@ class Digest {
 
 class RsaKey {
  public:
-  // RSASSA-PKCS1-v1_5 ignores the hash id; PSS and OAEP use it for MGF1 (SHA-256 here).
+  // PKCS#1 v1.5 (signatures and encryption) ignores the hash id; PSS and OAEP use it for MGF1
+  // (SHA-256 here).
   RsaKey(const AlgorithmInfo& info, const KeyParts& key, bool with_private) {
-    mbedtls_rsa_init(&ctx_,
-                     info.family == "rsa-pkcs1" ? MBEDTLS_RSA_PKCS_V15 : MBEDTLS_RSA_PKCS_V21,
-                     info.family == "rsa-pkcs1" ? MBEDTLS_MD_NONE : md_type(info.digest));
+    const bool v15 = info.family == "rsa-pkcs1" || info.family == "rsa-pkcs1v15-enc";
+    mbedtls_rsa_init(&ctx_, v15 ? MBEDTLS_RSA_PKCS_V15 : MBEDTLS_RSA_PKCS_V21,
+                     v15 ? MBEDTLS_MD_NONE : md_type(info.digest));
     Mpi n(key_part(key, "n")), e(key_part(key, "e"));
     if (with_private) {
       // mbedTLS takes no CRT values on import; rsa_complete() recomputes dp, dq and qinv.
