@@ -136,6 +136,42 @@ def test_marvin_runs_tell_refusal_from_implicit_rejection(tmp_path, native_runne
         } <= set(compared[provider])
 
 
+def test_an_invalid_class_answered_beside_refused_ones_is_set_aside_not_compared():
+    """libgcrypt 1.10 decodes a PKCS#1 v1.5 padding shorter than 8 bytes as valid: the class is
+    reported and left out, the others are timed; a refused class beside an implicitly rejected
+    base fails the test."""
+    from pathlib import Path
+
+    from cryptobench.scenarios.leaks.classes import pkcs1v15_test
+    from cryptobench.scenarios.leaks.measure import Cell, Slot, check_outcomes
+
+    test = pkcs1v15_test("rsa-2048-pkcs1v15-enc")
+    expected = {"valid": b"m" * 48, "valid-short": b"m", "valid-longest": b"l" * 245}
+
+    def outcomes(answered: set[str]) -> list[dict]:
+        return [
+            {"out": expected[n].hex()}
+            if n in expected
+            else {"out": "ab"}
+            if n in answered
+            else {"error": "refused"}
+            for n in test.class_names
+        ]
+
+    cell = Cell(Slot("gcrypt", "default", Path("x")), test, {}, expected=expected)
+    assert check_outcomes(cell, outcomes({"short-padding"})) == ""
+    assert cell.accepted == ["short-padding"] and cell.rejection == "refused"
+    assert all("short-padding" not in c for c in cell.comparisons())
+    implicit = Cell(Slot("pyca", "default", Path("x")), test, {}, {"valid": b""}, expected)
+    everything = set(test.class_names) - set(expected)
+    assert check_outcomes(implicit, outcomes(everything)) == ""
+    assert implicit.rejection == "implicit" and ("no-structure", "valid", False) in (
+        implicit.comparisons()
+    )
+    mixed = Cell(Slot("x", "default", Path("x")), test, {}, expected=expected)
+    assert "was refused" in check_outcomes(mixed, outcomes(everything - {"short-padding"}))
+
+
 @pytest.mark.parametrize("runner", ["cryptobench-native", "cryptobench-runner-python"])
 def test_a_runner_times_classes_in_turns_and_reports_each_outcome(runner):
     exe = runner_exe(runner)
