@@ -465,8 +465,12 @@ class RsaEncOp : public Operation {
               ? mbedtls_rsa_rsaes_oaep_decrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PRIVATE,
                                                nullptr, 0, &n, in, out, key_.size())
               : mbedtls_rsa_rsaes_pkcs1_v15_decrypt(key_.get(), Drbg::random, rng_,
-                                                    MBEDTLS_RSA_PRIVATE, &n, in, out, key_.size()),
+                                                    MBEDTLS_RSA_PRIVATE, &n, in, scratch_.data(),
+                                                    scratch_.size()),
           oaep_ ? "RSA-OAEP decrypt" : "RSA PKCS#1 v1.5 decrypt");
+    // The constant-time PKCS#1 v1.5 decoding writes its whole output buffer (k - 11 bytes), not
+    // only the message: it decrypts into scratch_, and the message is copied out.
+    if (!oaep_) std::copy(scratch_.begin(), scratch_.begin() + static_cast<long>(n), out);
     return n;
   }
 
@@ -474,6 +478,7 @@ class RsaEncOp : public Operation {
   RsaKey key_;
   bool encrypt_, oaep_;
   Drbg* rng_;
+  Bytes scratch_ = Bytes(key_.size());
 };
 
 KeyParts generate_rsa(const AlgorithmInfo& info, Drbg* rng) {
