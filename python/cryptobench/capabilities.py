@@ -15,7 +15,9 @@ SCHEMA = 1  # the protocol schema this package speaks
 
 SYMMETRIC_KINDS = ("cipher", "aead", "hash", "mac")
 PUBLIC_KEY_KINDS = ("keypair", "signature", "pk-encryption", "key-agreement", "kem")
-KINDS = (*SYMMETRIC_KINDS, *PUBLIC_KEY_KINDS, "kdf")
+# keyload: decoding an encoded private key or certificate (vectors/encoded-keys.json) into the
+# library's key object; its input is that encoding, not a message of the case's size.
+KINDS = (*SYMMETRIC_KINDS, *PUBLIC_KEY_KINDS, "kdf", "keyload")
 
 # Output bytes of the digests the catalogue names (`digest`), for the OAEP message limit.
 _DIGEST_BYTES = {"sha1": 20, "sha256": 32, "sha384": 48, "sha512": 64}
@@ -54,8 +56,9 @@ class Algorithm:
         return None
 
     def sizeless(self, operation: str) -> bool:
-        """Key generation, key agreement and key encapsulation take no input: size 0."""
-        return operation == "keygen" or self.kind in ("key-agreement", "kem")
+        """Key generation, key agreement and key encapsulation take no input, keyload decodes its
+        own encoded key: size 0."""
+        return operation == "keygen" or self.kind in ("key-agreement", "kem", "keyload")
 
 
 def wire_bytes(entry: dict[str, Any]) -> dict[str, int]:

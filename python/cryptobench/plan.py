@@ -32,6 +32,7 @@ OPERATIONS = (
     "derive",
     "encaps",
     "decaps",
+    "keyload",
 )
 INPUTS = ("random", "zeros", "text")
 

@@ -158,3 +158,25 @@ def test_a_memory_figure_not_measured_is_said_so_in_the_terminal(memory_results)
     assert (rows["jvm"][heap_at], rows["jvm"][rise_at]) == ("not measured", "not measured")
     assert rows["old"][rise_at] == "not measured"
     assert (rows["pyca"][heap_at], rows["pyca"][rise_at]) == ("1200", "65.0 MiB")
+
+
+def test_report_puts_the_versions_of_a_library_side_by_side(tmp_path):
+    cases = {
+        ("openssl", "default", "hash", "sha256", 16): 1000.0,
+        ("openssl@1.1.1", "default", "hash", "sha256", 16): 500.0,  # twice as fast
+        ("openssl@3.5", "default", "hash", "sha256", 16): 1000.0,
+        ("gcrypt", "default", "hash", "sha256", 16): 100.0,  # one version only: no table
+    }
+    db, run_id = store_run(tmp_path / "r.db", cases, n=21, seed=3, spread=0.02)
+    html = report.render(analysis.load(db, run_id))
+    section = html[html.index('<section id="versions">') : html.index('<section id="security">')]
+    assert "<h3>openssl</h3>" in section and "<h3>gcrypt</h3>" not in section
+    assert "openssl@1.1.1 ÷ openssl" in section and "openssl@3.5 ÷ openssl" in section
+    speedup = re.search(r"(\d\.\d\d)× \([\d.]+–[\d.]+\) ▲", section)
+    assert speedup and float(speedup.group(1)) == pytest.approx(2.0, rel=0.05)
+
+
+def test_report_says_when_no_library_has_two_versions(tmp_path):
+    db, run_id = store_run(tmp_path / "r.db", {("openssl", "default", "hash", "sha256", 16): 9.0})
+    html = report.render(analysis.load(db, run_id))
+    assert "No library was measured in more than one version" in html

@@ -22,9 +22,23 @@ enum class Kind {
   PkEncryption,
   KeyAgreement,
   Kdf,
-  Kem
+  Kem,
+  // Decoding an encoded private key or certificate into the library's key object (keyload).
+  Keyload
 };
-enum class OpKind { Encrypt, Decrypt, Hash, Mac, Keygen, Sign, Verify, Derive, Encaps, Decaps };
+enum class OpKind {
+  Encrypt,
+  Decrypt,
+  Hash,
+  Mac,
+  Keygen,
+  Sign,
+  Verify,
+  Derive,
+  Encaps,
+  Decaps,
+  Keyload
+};
 
 struct AlgorithmInfo {
   std::string name;  // "aes-256-gcm"

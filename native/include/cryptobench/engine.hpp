@@ -145,6 +145,8 @@ class OpenCase {
   // Public-key and KDF cases: parameters from the fixed test keys, the measured input, and for
   // key generation one key per iteration.
   void open_public_key(Provider& provider, const AlgorithmInfo& info, OpKind op);
+  // keyload: the measured input is the algorithm's encoded key (vectors/encoded-keys.json).
+  void open_keyload(Provider& provider, const AlgorithmInfo& info, OpKind op);
   // The output a fresh instance gives for `input` (what the gate's round trip verified), and
   // whether it is deterministic; sets expected_, ref_len_, deterministic_.
   void compute_reference(Provider& provider, const Params& params, OpKind op, const Bytes& input);

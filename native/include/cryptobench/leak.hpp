@@ -7,10 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cryptobench/provider.hpp"
+
 namespace cb {
 
 // The reply to {"cmd": "leak", "case": {...}, "params": {...}, "classes": [hex, ...],
 // "rounds": N, "batch": B, "seed": S}. Throws SpecError for a malformed request.
 nlohmann::json leak_reply(const nlohmann::json& request);
+
+// The prepared operation's parameters, as in `open` with `params` (hex bytes, key parts); also
+// read by the `taint` request. Throws SpecError.
+Params parse_leak_params(const nlohmann::json& params);
 
 }  // namespace cb

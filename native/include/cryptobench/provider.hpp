@@ -84,6 +84,10 @@ const Bytes& key_part(const KeyParts& key, const std::string& name);
 //    FFDH: padded to the group size);
 //  * derive, KDF: `in` is the password (PBKDF2, scrypt, Argon2id) or input keying material
 //    (HKDF); out receives Params::out_len bytes.
+//  * keyload: `in` is an encoded private key or certificate (the algorithm names which and how:
+//    PKCS#8 PEM or DER, X.509 PEM or DER; vectors/encoded-keys.json); one run decodes it into
+//    the library's key or certificate object and frees that object; out receives nothing
+//    (returns 0). What the object holds is checked by Provider::decode_key.
 // Returns the number of bytes written to out, or throws Error (including on a bad AEAD tag or
 // signature). `out` has room for len + kOutRoom bytes. Buffers may be misaligned on purpose.
 // Room past `len` in every output buffer: the largest output the catalogue has beyond its input,
@@ -144,6 +148,11 @@ class Provider {
   // rsa-2048, ecdsa-p256, ed25519, x25519, ffdhe2048, ...) and returns all its parts. This is what
   // the keygen operation times, export included. Throws Unsupported by default.
   virtual KeyParts generate_key(const std::string& algorithm);
+  // Decodes `encoded` as the keyload operation of `algorithm` does (the same decoder) and
+  // returns the key's parts: all of them for a private key, the public parts of a certificate's
+  // key. The gate compares them with the reference key and signs with them. Throws Unsupported
+  // by default.
+  virtual KeyParts decode_key(const std::string& algorithm, const Bytes& encoded);
   // What the library says about its code path: a flat map of strings, e.g.
   // {"hwfeatures": "intel-aesni:intel-pclmul", "ia32cap": "0x...:0x..."}.
   virtual std::map<std::string, std::string> code_path() const = 0;

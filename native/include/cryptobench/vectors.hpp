@@ -33,7 +33,7 @@ struct PkVector {
   Bytes ciphertext;  // OAEP
   Bytes shared;      // key agreement: the shared secret
   Params kdf;        // KDF: salt, info, key (Argon2 secret), aad (Argon2 ad), cost, out_len
-  Bytes input;       // KDF: password or HKDF input keying material
+  Bytes input;       // KDF: password or HKDF input keying material; keyload: the encoded key
   Bytes output;      // KDF: expected output
 };
 

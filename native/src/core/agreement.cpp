@@ -127,6 +127,18 @@ json artifacts(Provider& p, const AlgorithmInfo& info, OpKind op, const CaseSpec
     case Kind::Kdf:
       return {{"derived", to_hex(run_op(*p.prepare(info.name, OpKind::Derive, kdf_params(spec, m)),
                                         prefix(m.input, kShortMessage)))}};
+    case Kind::Keyload: {
+      // The parts decoding the encoded key gives, integers without leading zeros (one library
+      // pads where another does not): every provider must decode the same key.
+      const auto& vectors = pk_vectors_for(info);
+      if (vectors.empty()) throw Error("no encoded key for " + info.name);
+      KeyParts decoded = p.decode_key(info.name, vectors.front().input);
+      for (auto& [name, value] : decoded)
+        if (name != "priv" && name != "pub")
+          value.erase(value.begin(),
+                      std::find_if(value.begin(), value.end(), [](uint8_t c) { return c != 0; }));
+      return {{"decoded", key_json(decoded)}};
+    }
     default:
       break;
   }

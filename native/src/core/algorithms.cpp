@@ -14,8 +14,9 @@ namespace {
 using nlohmann::json;
 
 // The kinds' names, in the order of enum Kind.
-const char* const kKinds[] = {"cipher",    "aead",          "hash",          "mac", "keypair",
-                              "signature", "pk-encryption", "key-agreement", "kdf", "kem"};
+const char* const kKinds[] = {"cipher",  "aead",      "hash",          "mac",
+                              "keypair", "signature", "pk-encryption", "key-agreement",
+                              "kdf",     "kem",       "keyload"};
 
 Kind parse_kind(const std::string& name) {
   for (size_t i = 0; i < std::size(kKinds); ++i)
@@ -51,6 +52,9 @@ std::vector<OpKind> kind_operations(const AlgorithmInfo& info) {
       break;
     case Kind::Kem:
       ops.insert(ops.end(), {OpKind::Encaps, OpKind::Decaps});
+      break;
+    case Kind::Keyload:
+      ops.push_back(OpKind::Keyload);
       break;
     case Kind::KeyPair:
       break;
@@ -149,6 +153,8 @@ const char* to_string(OpKind op) {
       return "encaps";
     case OpKind::Decaps:
       return "decaps";
+    case OpKind::Keyload:
+      return "keyload";
   }
   return "?";
 }
@@ -159,12 +165,13 @@ const char* to_string(Kind kind) {
 }
 
 OpKind parse_op(const std::string& name) {
-  for (OpKind op : {OpKind::Encrypt, OpKind::Decrypt, OpKind::Hash, OpKind::Mac, OpKind::Keygen,
-                    OpKind::Sign, OpKind::Verify, OpKind::Derive, OpKind::Encaps, OpKind::Decaps})
+  for (OpKind op :
+       {OpKind::Encrypt, OpKind::Decrypt, OpKind::Hash, OpKind::Mac, OpKind::Keygen, OpKind::Sign,
+        OpKind::Verify, OpKind::Derive, OpKind::Encaps, OpKind::Decaps, OpKind::Keyload})
     if (name == to_string(op)) return op;
   throw std::invalid_argument(
       "unknown operation '" + name +
-      "' (encrypt, decrypt, hash, mac, keygen, sign, verify, derive, encaps, decaps)");
+      "' (encrypt, decrypt, hash, mac, keygen, sign, verify, derive, encaps, decaps, keyload)");
 }
 
 }  // namespace cb

@@ -154,6 +154,10 @@ void OpenCase::open() {
   OpKind op{};
   Provider* provider = &resolve_case(spec_, info, op);
 
+  if (info->kind == Kind::Keyload) {
+    open_keyload(*provider, *info, op);
+    return;
+  }
   if (is_public_key(info->kind) || info->kind == Kind::Kdf) {
     open_public_key(*provider, *info, op);
     return;
@@ -391,6 +395,22 @@ void OpenCase::open_public_key(Provider& provider, const AlgorithmInfo& info, Op
   else
     compute_reference(provider, params, op, input);
   allocate_buffers(input, kOutRoom + kSlack, false);
+  measure_heap_and_calibrate(provider, params, op);
+}
+
+void OpenCase::open_keyload(Provider& provider, const AlgorithmInfo& info, OpKind op) {
+  if (spec_.size != 0)
+    throw Unsupported("keyload " + spec_.algorithm +
+                      " decodes its own encoded key: size must be 0");
+  if (!spec_.cost.empty()) throw Unsupported(spec_.algorithm + " takes no cost parameters");
+  const auto& vectors = pk_vectors_for(info);
+  if (vectors.empty()) throw Error("no encoded key for " + info.name + " in " + vectors_dir());
+  Params params;
+  gate_ = run_gate(spec_.provider, info, op, {}, params, spec_.agreement);
+  if (!gate_.ok) throw Error(gate_.reason);
+  const Bytes& encoded = vectors.front().input;
+  compute_reference(provider, params, op, encoded);
+  allocate_buffers(encoded, kOutRoom + kSlack, false);
   measure_heap_and_calibrate(provider, params, op);
 }
 

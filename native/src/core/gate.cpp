@@ -123,7 +123,7 @@ bool is_reference_provider(const std::string& name) { return name != "fault"; }
 
 GateReport run_gate(const std::string& provider, const AlgorithmInfo& info, OpKind op,
                     const Bytes& input, const Params& params, bool agreement) {
-  if (is_public_key(info.kind) || info.kind == Kind::Kdf)
+  if (is_public_key(info.kind) || info.kind == Kind::Kdf || info.kind == Kind::Keyload)
     return run_pk_gate(provider, info, op, input, params, agreement);
   Provider* p = get_provider(provider);
   return run_steps(
@@ -132,7 +132,7 @@ GateReport run_gate(const std::string& provider, const AlgorithmInfo& info, OpKi
 }
 
 GateReport run_known_answers(const std::string& provider, const AlgorithmInfo& info, OpKind op) {
-  if (is_public_key(info.kind) || info.kind == Kind::Kdf)
+  if (is_public_key(info.kind) || info.kind == Kind::Kdf || info.kind == Kind::Keyload)
     return run_pk_known_answers(provider, info, op);
   Provider* p = get_provider(provider);
   return run_steps(

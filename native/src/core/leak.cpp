@@ -29,8 +29,9 @@ Bytes hex_value(const json& v, const std::string& where) {
   }
 }
 
-// The prepared operation's parameters, as in `open` with `params` (hex bytes, key parts).
-Params parse_params(const json& j) {
+}  // namespace
+
+Params parse_leak_params(const json& j) {
   Params p;
   if (j.is_null()) return p;
   if (!j.is_object()) throw SpecError("params: must be an object");
@@ -56,6 +57,8 @@ Params parse_params(const json& j) {
   }
   return p;
 }
+
+namespace {
 
 uint64_t uint_field(const json& req, const char* name, uint64_t fallback, uint64_t max) {
   if (!req.contains(name)) return fallback;
@@ -90,7 +93,7 @@ json leak_reply(const json& req) {
   const uint64_t batch = uint_field(req, "batch", 1, kMaxBatch);
   const uint64_t seed =
       req.contains("seed") && req["seed"].is_number_unsigned() ? req["seed"].get<uint64_t>() : 1;
-  const Params params = parse_params(req.contains("params") ? req["params"] : json());
+  const Params params = parse_leak_params(req.contains("params") ? req["params"] : json());
 
   json reply = {{"type", "leak"}, {"id", spec.id}, {"status", "ok"}, {"reason", ""}};
   std::unique_ptr<Operation> op;

@@ -16,6 +16,7 @@
 #include "cryptobench/leak.hpp"
 #include "cryptobench/machine.hpp"
 #include "cryptobench/stats.hpp"
+#include "cryptobench/taint.hpp"
 
 namespace cb {
 
@@ -451,7 +452,8 @@ int command_serve(std::istream& in, std::ostream& out, int cpu) {
     }
     if (!req.is_object() || !req.contains("cmd") || !req["cmd"].is_string()) {
       emit(out,
-           error_message("cmd: missing (open, sample, close, agreement, cross_check, leak, quit)"));
+           error_message(
+               "cmd: missing (open, sample, close, agreement, cross_check, leak, taint, quit)"));
       continue;
     }
     const std::string cmd = req["cmd"];
@@ -482,9 +484,13 @@ int command_serve(std::istream& in, std::ostream& out, int cpu) {
         emit(out, leak_reply(req));
         continue;
       }
+      if (cmd == "taint") {
+        emit(out, taint_reply(req));
+        continue;
+      }
       if (cmd != "sample" && cmd != "close")
         throw SpecError("cmd: unknown command '" + cmd +
-                        "' (open, sample, close, agreement, cross_check, leak, quit)");
+                        "' (open, sample, close, agreement, cross_check, leak, taint, quit)");
       if (!req.contains("id") || !req["id"].is_string()) throw SpecError("id: missing");
       auto it = open.find(req["id"].get<std::string>());
       if (it == open.end())

@@ -87,6 +87,10 @@ KeyParts Provider::generate_key(const std::string& algorithm) {
   throw Unsupported(name() + " cannot generate " + algorithm + " keys");
 }
 
+KeyParts Provider::decode_key(const std::string& algorithm, const Bytes&) {
+  throw Unsupported(name() + " cannot decode " + algorithm);
+}
+
 Registrar::Registrar(const char* name, ProviderFactory factory) {
   table()[name].factory = std::move(factory);
 }

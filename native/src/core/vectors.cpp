@@ -68,6 +68,11 @@ PkVector parse_pk_vector(const nlohmann::json& v, const AlgorithmInfo& info,
       require(out.ciphertext, "ciphertext");
       require(out.shared, "shared");
       break;
+    case Kind::Keyload:  // decoding `encoded` gives `key` (vectors/encoded-keys.json)
+      out.input = hex_field(v, "encoded", where);
+      require(out.input, "encoded");
+      if (out.key.empty()) throw std::runtime_error(where + ".key: missing or empty");
+      break;
     case Kind::Kdf:
       out.input = hex_field(v, "input", where);
       out.output = hex_field(v, "output", where);

@@ -16,6 +16,7 @@
 #include <botan/cipher_mode.h>
 #include <botan/cpuid.h>
 #include <botan/curve25519.h>
+#include <botan/data_src.h>
 #include <botan/dh.h>
 #include <botan/dl_group.h>
 #include <botan/ec_group.h>
@@ -27,12 +28,14 @@
 #include <botan/kdf.h>
 #include <botan/locking_allocator.h>
 #include <botan/mac.h>
+#include <botan/pkcs8.h>
 #include <botan/pubkey.h>
 #include <botan/pwdhash.h>
 #include <botan/rsa.h>
 #include <botan/stream_cipher.h>
 #include <botan/system_rng.h>
 #include <botan/version.h>
+#include <botan/x509cert.h>
 
 #include <algorithm>
 #include <cstring>
@@ -716,6 +719,71 @@ std::string mlock_pool_state() {
   return "active";
 }
 
+// ---- keyload: PKCS#8 private keys and X.509 certificates, PEM or DER ----------------------------
+// Botan's decoders take PEM or BER alike (they look for the PEM label first). One run decodes a
+// private key (PKCS8::load_key) or a certificate (X509_Certificate, whose subject key Botan
+// decodes only when asked: decode_key asks) and frees it.
+
+bool is_certificate(const std::string& algorithm) { return starts_with(algorithm, "x509-"); }
+
+class KeyloadOp : public Operation {
+ public:
+  explicit KeyloadOp(std::string algorithm) : certificate_(is_certificate(algorithm)) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t*) override {
+    try {
+      Botan::DataSource_Memory src(in, len);
+      if (certificate_)
+        Botan::X509_Certificate cert(src);
+      else
+        Botan::PKCS8::load_key(src);
+    } catch (const Botan::Exception& e) {
+      throw Error(std::string("botan keyload: ") + e.what());
+    }
+    return 0;
+  }
+
+ private:
+  bool certificate_;
+};
+
+KeyParts decoded_parts(const AlgorithmInfo& info, const Bytes& encoded) {
+  try {
+    Botan::DataSource_Memory src(encoded.data(), encoded.size());
+    std::unique_ptr<Botan::Private_Key> priv;
+    std::unique_ptr<Botan::Public_Key> pub;
+    if (is_certificate(info.name))
+      pub = Botan::X509_Certificate(src).load_subject_public_key();
+    else
+      priv = Botan::PKCS8::load_key(src);
+    const Botan::Public_Key* key = priv ? priv.get() : pub.get();
+    if (auto* rsa = dynamic_cast<const Botan::RSA_PrivateKey*>(key))
+      return {{"n", minimal(rsa->get_n())},   {"e", minimal(rsa->get_e())},
+              {"d", minimal(rsa->get_d())},   {"p", minimal(rsa->get_p())},
+              {"q", minimal(rsa->get_q())},   {"dp", minimal(rsa->get_d1())},
+              {"dq", minimal(rsa->get_d2())}, {"qinv", minimal(rsa->get_c())}};
+    if (auto* rsa = dynamic_cast<const Botan::RSA_PublicKey*>(key))
+      return {{"n", minimal(rsa->get_n())}, {"e", minimal(rsa->get_e())}};
+    if (auto* ec = dynamic_cast<const Botan::EC_PublicKey*>(key)) {
+      const size_t len = ec->domain().get_p_bytes();
+      KeyParts out = {{"x", padded(ec->public_point().get_affine_x(), len)},
+                      {"y", padded(ec->public_point().get_affine_y(), len)}};
+      if (auto* ecp = dynamic_cast<const Botan::EC_PrivateKey*>(key))
+        out["d"] = padded(ecp->private_value(), len);
+      return out;
+    }
+    if (auto* ed = dynamic_cast<const Botan::Ed25519_PrivateKey*>(key)) {
+      const auto& seed_pub = ed->get_private_key();  // seed || public key
+      return {{"priv", Bytes(seed_pub.begin(), seed_pub.begin() + 32)},
+              {"pub", ed->get_public_key()}};
+    }
+    if (auto* ed = dynamic_cast<const Botan::Ed25519_PublicKey*>(key))
+      return {{"pub", ed->get_public_key()}};
+  } catch (const Botan::Exception& e) {
+    throw Error(std::string("botan keyload: ") + e.what());
+  }
+  throw Error("botan keyload: " + info.name + " decoded to a key of another type");
+}
+
 class BotanProvider : public Provider {
  public:
   std::string name() const override { return "botan"; }
@@ -752,10 +820,17 @@ class BotanProvider : public Provider {
     std::vector<std::string> out;
     for (const auto& b : kBindings) out.push_back(b.ours);
     for (auto& name : public_key_algorithms()) out.push_back(std::move(name));
+    for (const auto& a : cb::algorithms())
+      if (a.kind == Kind::Keyload) out.push_back(a.name);
     return out;
+  }
+  KeyParts decode_key(const std::string& algorithm, const Bytes& encoded) override {
+    return decoded_parts(checked_algorithm(algorithm, OpKind::Keyload), encoded);
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
+    if (const AlgorithmInfo* kl = find_algorithm(algorithm); kl && kl->kind == Kind::Keyload)
+      return std::make_unique<KeyloadOp>(checked_algorithm(algorithm, op).name);
     if (const AlgorithmInfo* pk = find_algorithm(algorithm);
         pk && (is_public_key(pk->kind) || pk->kind == Kind::Kdf))
       return prepare_public_key(checked_algorithm(algorithm, op), op, params);

@@ -3,6 +3,7 @@
 // in OpenSSL 3's legacy provider, loaded on the first preparation of a legacy algorithm.
 // Public-key keys are imported from their parts with EVP_PKEY_fromdata; KDFs are EVP_KDFs
 // (OpenSSL 3.0 has no Argon2).
+#include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -13,8 +14,10 @@
 #include <openssl/kdf.h>
 #include <openssl/param_build.h>
 #include <openssl/params.h>
+#include <openssl/pem.h>
 #include <openssl/provider.h>
 #include <openssl/rsa.h>
+#include <openssl/x509.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -522,6 +525,35 @@ KeyParts export_key(const AlgorithmInfo& info, const EVP_PKEY* pkey) {
   return out;
 }
 
+// The public parts of a key (a certificate's): RSA n, e; EC x, y; raw pub.
+KeyParts export_public(const AlgorithmInfo& info, const EVP_PKEY* pkey) {
+  KeyParts out;
+  switch (key_family(info)) {
+    case KeyFamily::Rsa:
+      out["n"] = bn_param(pkey, OSSL_PKEY_PARAM_RSA_N);
+      out["e"] = bn_param(pkey, OSSL_PKEY_PARAM_RSA_E);
+      break;
+    case KeyFamily::Ec:
+      out["x"] = bn_param(pkey, OSSL_PKEY_PARAM_EC_PUB_X, width_of(info));
+      out["y"] = bn_param(pkey, OSSL_PKEY_PARAM_EC_PUB_Y, width_of(info));
+      break;
+    case KeyFamily::Ffdh:
+      out["y"] = bn_param(pkey, OSSL_PKEY_PARAM_PUB_KEY, width_of(info));
+      break;
+    case KeyFamily::Raw: {
+      size_t pub = 0;
+      check(EVP_PKEY_get_raw_public_key(pkey, nullptr, &pub), "raw public key length");
+      Bytes b(pub);
+      check(EVP_PKEY_get_raw_public_key(pkey, b.data(), &pub), "raw public key");
+      out["pub"] = std::move(b);
+      break;
+    }
+  }
+  return out;
+}
+
+#include "openssl_keyload.hpp"
+
 PkeyCtxPtr ctx_for(EVP_PKEY* pkey) {
   PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, pkey, nullptr));
   if (!ctx) throw Error(last_error("EVP_PKEY_CTX_new_from_pkey"));
@@ -892,7 +924,7 @@ class OpensslProvider : public Provider {
     // with OpenSSL 3.5, and this adapter has no code for them.
     for (const auto& a : cb::algorithms())
       if ((is_public_key(a.kind) && !is_post_quantum(a)) ||
-          (a.kind == Kind::Kdf && a.name != "argon2id"))
+          (a.kind == Kind::Kdf && a.name != "argon2id") || a.kind == Kind::Keyload)
         out.push_back(a.name);
     return out;
   }
@@ -900,6 +932,8 @@ class OpensslProvider : public Provider {
                                      const Params& params) override {
     const AlgorithmInfo* info = find_algorithm(algorithm);
     if (!info) throw Unsupported("unknown algorithm " + algorithm);
+    if (info->kind == Kind::Keyload)
+      return std::make_unique<KeyloadOp>(checked_algorithm(algorithm, op).name);
     if (is_legacy(algorithm)) load_legacy();
     if (const char* evp = lookup(kCiphers, algorithm))
       return std::make_unique<CipherOp>(*info, evp, op, params);
@@ -916,6 +950,12 @@ class OpensslProvider : public Provider {
     check(EVP_PKEY_generate(keygen_ctx(info), &raw), "key generation");
     PkeyPtr pkey(raw);
     return export_key(info, pkey.get());
+  }
+  KeyParts decode_key(const std::string& algorithm, const Bytes& encoded) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keyload);
+    Decoded decoded;
+    decode_encoded(encoding_of(algorithm), encoded.data(), encoded.size(), decoded);
+    return decoded.cert ? export_public(info, decoded.key()) : export_key(info, decoded.key());
   }
   std::map<std::string, std::string> code_path() const override {
     // "CPUINFO: OPENSSL_ia32cap=0x...:0x..." -- the capability vector after the env mask.

@@ -4,15 +4,22 @@
 // native/cmake/versions.cmake compiles it for a versioned provider (openssl@1.1.1) against the
 // static library `make versions` built, with CB_PROVIDER_NAME and CB_BUILD_RECORD defined.
 //
-// Offered: the symmetric ciphers, AEADs, digests and MACs. Public-key operations and KDFs are not
-// offered on this path yet (their keys are imported part by part with RSA_set0_key & co. in this
-// API, a port of openssl.cpp's import and export not done): their cases say so.
+// Offered: the symmetric ciphers, AEADs, digests and MACs, and keyload (openssl_keyload.hpp,
+// whose decoded keys are exported part by part with RSA_get0_key & co.). Public-key operations
+// and KDFs are not offered on this path yet (their keys are imported part by part with
+// RSA_set0_key & co. in this API, a port of openssl.cpp's import not done): their cases say so.
+#include <openssl/bio.h>
+#include <openssl/bn.h>
 #include <openssl/cmac.h>
 #include <openssl/crypto.h>
+#include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/opensslv.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -212,6 +219,75 @@ class CmacOp : public Operation {
   CMAC_CTX* ctx_;
 };
 
+#include "openssl_keyload.hpp"
+
+Bytes bn_bytes(const BIGNUM* bn, size_t width = 0) {
+  if (!bn) throw Error(CB_PROVIDER_NAME ": the decoded key lacks a part");
+  Bytes out(width ? width : static_cast<size_t>(BN_num_bytes(bn)));
+  if (BN_bn2binpad(bn, out.data(), static_cast<int>(out.size())) < 0)
+    throw Error(CB_PROVIDER_NAME ": a key part is wider than its field");
+  return out;
+}
+
+// A decoded key's parts in the catalogue's format (provider.hpp, KeyParts); the public ones only
+// for a certificate's key.
+KeyParts export_parts(const AlgorithmInfo& info, const EVP_PKEY* cpkey, bool with_private) {
+  EVP_PKEY* pkey = const_cast<EVP_PKEY*>(cpkey);  // 1.1.1's getters take a non-const key
+  KeyParts out;
+  switch (EVP_PKEY_base_id(pkey)) {
+    case EVP_PKEY_RSA: {
+      const RSA* rsa = EVP_PKEY_get0_RSA(pkey);
+      const BIGNUM *n = nullptr, *e = nullptr, *d = nullptr;
+      RSA_get0_key(rsa, &n, &e, &d);
+      out["n"] = bn_bytes(n);
+      out["e"] = bn_bytes(e);
+      if (!with_private) break;
+      const BIGNUM *p = nullptr, *q = nullptr, *dp = nullptr, *dq = nullptr, *qinv = nullptr;
+      RSA_get0_factors(rsa, &p, &q);
+      RSA_get0_crt_params(rsa, &dp, &dq, &qinv);
+      out["d"] = bn_bytes(d);
+      out["p"] = bn_bytes(p);
+      out["q"] = bn_bytes(q);
+      out["dp"] = bn_bytes(dp);
+      out["dq"] = bn_bytes(dq);
+      out["qinv"] = bn_bytes(qinv);
+      break;
+    }
+    case EVP_PKEY_EC: {
+      const EC_KEY* ec = EVP_PKEY_get0_EC_KEY(pkey);
+      const size_t width = (info.bits + 7) / 8;
+      BIGNUM* x = BN_new();
+      BIGNUM* y = BN_new();
+      const int ok = x && y &&
+                     EC_POINT_get_affine_coordinates_GFp(EC_KEY_get0_group(ec),
+                                                         EC_KEY_get0_public_key(ec), x, y, nullptr);
+      if (ok == 1) {
+        out["x"] = bn_bytes(x, width);
+        out["y"] = bn_bytes(y, width);
+      }
+      BN_free(x);
+      BN_free(y);
+      if (ok != 1) throw Error(last_error("EC public point"));
+      if (with_private) out["d"] = bn_bytes(EC_KEY_get0_private_key(ec), width);
+      break;
+    }
+    case EVP_PKEY_ED25519: {
+      size_t len = 32;
+      Bytes pub(len);
+      check(EVP_PKEY_get_raw_public_key(pkey, pub.data(), &len), "raw public key");
+      out["pub"] = pub;
+      if (!with_private) break;
+      Bytes priv(len = 32);
+      check(EVP_PKEY_get_raw_private_key(pkey, priv.data(), &len), "raw private key");
+      out["priv"] = priv;
+      break;
+    }
+    default:
+      throw Unsupported(CB_PROVIDER_NAME ": keyload of " + info.key_type + " keys is not offered");
+  }
+  return out;
+}
+
 class Openssl11Provider : public Provider {
  public:
   std::string name() const override { return CB_PROVIDER_NAME; }
@@ -236,7 +312,15 @@ class Openssl11Provider : public Provider {
     for (const auto& r : kDigests)
       if (EVP_get_digestbyname(r.evp)) out.push_back(r.ours);
     for (const auto& r : kMacs) out.push_back(r.ours);
+    for (const auto& a : cb::algorithms())
+      if (a.kind == Kind::Keyload) out.push_back(a.name);
     return out;
+  }
+  KeyParts decode_key(const std::string& algorithm, const Bytes& encoded) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keyload);
+    Decoded decoded;
+    decode_encoded(encoding_of(algorithm), encoded.data(), encoded.size(), decoded);
+    return export_parts(info, decoded.key(), decoded.cert == nullptr);
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
@@ -257,6 +341,8 @@ class Openssl11Provider : public Provider {
         return std::make_unique<HmacOp>(EVP_get_digestbyname(inner), params);
       return std::make_unique<CmacOp>(EVP_get_cipherbyname(inner), params);
     }
+    if (info->kind == Kind::Keyload)
+      return std::make_unique<KeyloadOp>(checked_algorithm(algorithm, op).name);
     if (is_public_key(info->kind) || info->kind == Kind::Kdf)
       throw Unsupported(std::string(CB_PROVIDER_NAME) +
                         ": public-key operations and KDFs are not on the 1.1.1-API path yet");

@@ -10,7 +10,7 @@ from html import escape
 from cryptobench import __version__
 from cryptobench.analysis import RunResults
 from cryptobench.errors import UserError
-from cryptobench.report import core, levels, postquantum, publickey
+from cryptobench.report import core, levels, postquantum, publickey, versions
 from cryptobench.report.html import Section, how, html_table, page, size_text
 from cryptobench.units import format_size
 
@@ -63,6 +63,7 @@ def core_sections(results: RunResults, size: int | None) -> list[Section]:
             "Post-quantum beside classical",
             postquantum.post_quantum(results),
         ),
+        Section("versions", "Versions side by side", versions.side_by_side(results)),
         Section("security", "Results by security level", levels.by_level(results, size)),
         Section("failures", "Failures", core.failures(results)),
         Section("all", "All results", core.all_results(results)),

@@ -37,9 +37,14 @@ class ServeProcess:
         variant: str,
         timeout: float,
         extra_args: Iterable[str] = (),
+        prefix: Iterable[str] = (),
+        env: dict[str, str] | None = None,
     ):
+        """`prefix`: a program the runner runs under (valgrind); `env`: its environment
+        (default: ours)."""
         self.provider, self.variant, self.timeout = provider, variant, timeout
-        self.args = [str(exe), "serve", "--variant", f"{provider}={variant}", *extra_args]
+        self.args = [*prefix, str(exe), "serve", "--variant", f"{provider}={variant}", *extra_args]
+        self.env = env
         self.proc: subprocess.Popen | None = None
         self.hello: dict[str, Any] = {}
         self._buf = bytearray()
@@ -58,6 +63,7 @@ class ServeProcess:
                 stderr=self._stderr,
                 start_new_session=True,
                 preexec_fn=_die_with_parent,
+                env=self.env,
             )
         except OSError as e:
             raise RunnerFailure("start", f"cannot start the runner: {e.strerror}") from None
@@ -83,8 +89,8 @@ class ServeProcess:
             raise self._died(doing) from None
         return self._read(doing)
 
-    def stop(self) -> None:
-        """Asks the process to quit, and kills it if it does not within a moment."""
+    def stop(self, wait: float = 2) -> None:
+        """Asks the process to quit, and kills it if it does not within `wait` seconds."""
         if not self.proc:
             return
         if self.proc.poll() is None:
@@ -93,7 +99,7 @@ class ServeProcess:
                 self.proc.stdin.write(b'{"cmd": "quit"}\n')
                 self.proc.stdin.close()
             try:
-                self.proc.wait(timeout=2)
+                self.proc.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 self.kill()
         self._cleanup()

@@ -1,8 +1,9 @@
 """`cryptobench reproduce openssl3`: the openssl/openssl threads' regressions of OpenSSL 3 against
 1.1.1 (criteria/openssl3.py), repeated with one core run over every OpenSSL version here: the
 system library (3.0) and the versioned providers `make versions` built (openssl@1.1.1,
-openssl@3.5, ...). What the threads measured that this cryptobench does not measure yet (key
-loading, the TLS handshake) stays undecided with the reason."""
+openssl@3.5, ...): SHA-256 per call, and `keyload` of a PEM RSA private key and a PEM X.509
+certificate. What the threads measured that this cryptobench does not measure yet (the TLS
+handshake) stays undecided with the reason."""
 
 from html import escape
 
@@ -34,12 +35,18 @@ DEVIATIONS = [
     "is Debian's shared library",
     "the medians of interleaved samples on a shared 2-core machine; the threads quote one "
     "`openssl speed` run each",
+    "keyload decodes an RSA-2048 key (unencrypted PKCS#8 PEM, PEM_read_bio_PrivateKey from "
+    "memory) and a self-signed RSA-2048 certificate (PEM_read_bio_X509); #15199's figures are "
+    "for a 512-bit RSA key in the traditional PKCS#1 PEM ('BEGIN RSA PRIVATE KEY') read with "
+    "PEM_read_PrivateKey from a file opened per load, #18814's from richsalz's timing tool",
 ]
 NOT_MEASURED = [
-    "keyload (PEM and DER private keys, X.509 certificates) is not an operation of this "
-    "cryptobench yet: #15199 and #18814 stay undecided",
     "the in-memory TLS 1.3 handshake is not measured yet: the handshake claim stays undecided",
 ]
+KEY = "rsa-2048-pem"  # keyload of a PEM RSA private key (#15199, #18814)
+CERT = "x509-rsa-2048-pem"  # keyload of a PEM certificate (#18814)
+# openssl/openssl#15199 (hannob, 2023-07-08): seconds per 100,000 PEM RSA key loads.
+PEM_LOADS_15199 = {"1.1": 0.7, "3.0": 40.0, "3.1": 7.0}
 
 
 def suite_text(providers: list[str], quick: bool) -> str:
@@ -53,6 +60,7 @@ def suite_text(providers: list[str], quick: bool) -> str:
         "ci_target = 0.05\nbatch = 3\ntarget_sample_ms = 1\nwarmup_ms = 10\n"
         "heap_iterations = 2\ntimeout_s = 120\n"
         '\n[[matrix]]\nalgorithms = ["sha256"]\noperations = ["hash"]\n'
+        f'\n[[matrix]]\nalgorithms = ["{KEY}", "{CERT}"]\noperations = ["keyload"]\n'
     ).replace("'", '"')
 
 
@@ -85,6 +93,42 @@ def throughputs(ok: list) -> dict[str, dict[int, float]]:
         if c.algorithm == "sha256" and c.variant == "default" and c.bytes_per_s:
             out.setdefault(c.provider, {})[c.size] = c.bytes_per_s / 1e6
     return out
+
+
+def load_seconds(ok: list) -> dict[str, dict[str, float]]:
+    """provider -> {keyload algorithm: median seconds per load}."""
+    out: dict[str, dict[str, float]] = {}
+    for c in ok:
+        if c.operation == "keyload" and c.variant == "default" and c.median_ns:
+            out.setdefault(c.provider, {})[c.algorithm] = c.median_ns / 1e9
+    return out
+
+
+def load_figures(loads: dict[str, dict[str, float]], newest: str | None) -> dict:
+    """The criteria's pem_rsa_load_s and load_ratio from the measured loads (None: missing)."""
+    by = {"1.1.1": loads.get(OLD, {}), "3.0": loads.get(SYSTEM, {})}
+    if newest:
+        by["3.x"] = loads.get(newest, {})
+    pem = {v: t[KEY] for v, t in by.items() if KEY in t}
+    old, sys = by["1.1.1"], by["3.0"]
+    ratio = {
+        name: sys[alg] / old[alg]
+        for name, alg in (("cert", CERT), ("key", KEY))
+        if alg in sys and old.get(alg)
+    }
+    return {"pem_rsa_load_s": pem or None, "load_ratio": ratio if len(ratio) == 2 else None}
+
+
+def load_table(loads: dict[str, dict[str, float]], libraries: dict[str, str]) -> list[list[str]]:
+    rows = [[f"OpenSSL {v} (#15199, 512-bit key)", f"{s:.1f}", "-", "-", "-"]
+            for v, s in PEM_LOADS_15199.items()]  # fmt: skip
+    rows.append(["3.x ÷ 1.1.1 (#18814)", "-", "-", "×6 (more than)", "×3.5"])
+    base = loads.get(OLD, {})
+    for provider, t in loads.items():
+        cells = [f"{t[a] * 1e5:.2f}" if a in t else "-" for a in (KEY, CERT)]
+        ratios = [f"×{t[a] / base[a]:.2f}" if a in t and base.get(a) else "-" for a in (KEY, CERT)]
+        rows.append([f"{provider} ({libraries.get(provider, '?')})", *cells, *ratios])
+    return rows
 
 
 def run_spread(ok: list) -> float | None:
@@ -128,14 +172,19 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
     mb = throughputs(ok)
     machine, libraries, noise = evidence.of_run(target.db, run_id)
     newest = next((p for p in NEWER if p in mb), None)
+    loads = load_seconds(ok)
     data = {
         "noise": noise.threshold,
         "run_spread": run_spread(ok),
         "sha256_mb_s": {"1.1.1": mb.get(OLD), "3.0": mb.get(SYSTEM)},
+        **load_figures(loads, newest),
     }
     claims = evaluate(specs_for("openssl3"), data)
     headers = ["version", "16 B MB/s", "16 KiB MB/s", "÷ 1.1.1 at 16 B", "÷ 1.1.1 at 16 KiB"]
     rows = table(mb, libraries)
+    load_headers = ["version", "s per 100,000 PEM RSA key loads", "s per 100,000 PEM cert loads",
+                    "key ÷ 1.1.1", "cert ÷ 1.1.1"]  # fmt: skip
+    load_rows = load_table(loads, libraries)
     builds = [
         [name, r.get("version", "?"), r.get("crate", "?"), f"{r.get('seconds', '?')} s",
          " ".join(r.get("flags", []))]
@@ -146,12 +195,16 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
     text = "\n\n".join([
         "SHA-256, one message per call (the threads' figures first; newest 3.x here: "
         f"{newest or 'none built'}):\n" + text_table(headers, rows),
+        "keyload, RSA-2048 PEM private key and certificate (the threads' figures first):\n"
+        + text_table(load_headers, load_rows),
         "Versions built by make versions (native/versions/build.py):\n"
         + (text_table(build_headers, builds) if builds else "none"),
     ])  # fmt: skip
     sections = [
         Section("openssl3-sha256", "openssl3: SHA-256 per call across versions",
                 html_table(headers, rows)),
+        Section("openssl3-keyload", "openssl3: PEM key and certificate loads across versions",
+                html_table(load_headers, load_rows)),
         Section("openssl3-builds", "openssl3: the versions and their builds",
                 "<p>" + escape("built from the crates' sources, cached by version and flags")
                 + "</p>" + html_table(build_headers, builds)),

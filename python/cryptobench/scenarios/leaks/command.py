@@ -28,9 +28,10 @@ NOT_BY_DEFAULT = ("null", "fault")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--method",
-        choices=["timing"],
+        choices=["timing", "taint"],
         default="timing",
-        help="timing: input classes timed in pairs (the only method so far)",
+        help="timing: input classes timed in pairs; taint: secrets marked undefined for "
+        "valgrind's memcheck, secret-dependent branches and memory indexes reported",
     )
     p.add_argument(
         "-p",
@@ -167,6 +168,10 @@ def start(options: Options, target: Target) -> Started:
     from cryptobench.scenarios.leaks import SCENARIO, measure
 
     check_options(options)
+    if options.method == "taint":
+        from cryptobench.scenarios.leaks import taint_run
+
+        return taint_run.start(options, target)
     caps = runner.discover()
     spec = plan(options, caps)
     paths = runner.runner_paths(caps)

@@ -113,6 +113,10 @@ def resolution_lines(figures: list[Figure]) -> list[str]:
 
 
 def summary(figures: list[Figure], settings: dict[str, Any]) -> str:
+    if settings.get("method") == "taint":
+        from cryptobench.scenarios.leaks import taint_report
+
+        return taint_report.summary(figures, settings)
     rs = rows(figures)
     lines = [
         f"leaks, method {settings.get('method', 'timing')}: {settings.get('rounds')} rounds "

@@ -26,6 +26,10 @@ HOW = (
 
 
 def sections(figures: list[Figure], settings: dict[str, Any]) -> list[Section]:
+    if settings.get("method") == "taint":
+        from cryptobench.scenarios.leaks import taint_report
+
+        return taint_report.sections(figures, settings)
     rs = rows(figures)
     body = how(HOW) + html_table(HEADERS, [r.cells() for r in rs], numeric={3, 4, 6})
     body += "".join(

@@ -1,0 +1,103 @@
+"""`cryptobench leaks --method taint` (docs/leaks.md): under valgrind's memcheck, with the key
+marked secret, the deliberately leaky test provider's early-exit tag comparison is reported with
+its frame, and OpenSSL's accelerated AES-GCM (only its public accept/reject branch, a reviewed
+suppression) is taint-clean; the run is stored and shown like every run."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+from runner_harness import missing_part
+
+from cryptobench.scenarios.leaks import taint
+
+
+@pytest.fixture
+def valgrind():
+    if shutil.which("valgrind") is None:
+        missing_part("valgrind not installed (make apt-leaks)")
+
+
+def test_taint_finds_the_leaky_comparison_and_not_a_constant_time_gcm(
+    tmp_path, native_runner, valgrind
+):
+    db, out = tmp_path / "taint.db", tmp_path / "taint.json"
+    done = run_cli(
+        "leaks",
+        "--method",
+        "taint",
+        "-p",
+        "fault/leaky,openssl",
+        "-a",
+        "aes-256-gcm",
+        "--db",
+        str(db),
+        "--json-out",
+        str(out),
+        "--report",
+        str(tmp_path / "r.html"),
+        env={"CRYPTOBENCH_TEST_PROVIDERS": "1"},
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = {
+        f["key"]["provider"]: f
+        for f in json.loads(out.read_text())["figures"]
+        if f["metric"] == taint.METRIC
+    }
+    leaky, openssl = figures["fault/leaky"], figures["openssl"]
+    assert leaky["status"] == "ok" and leaky["extra"]["verdict"] == "secret-dependent"
+    frames = [g["frame"] for g in leaky["extra"]["groups"] if g["kind"] == "branch"]
+    assert any("LeakyTagOp::run" in f and "fault_provider.cpp" in f for f in frames), frames
+    assert openssl["status"] == "ok" and openssl["extra"]["verdict"] == "taint-clean", openssl
+    # Its accept/reject branch was seen and suppressed, once per decryption.
+    assert sum(openssl["extra"]["suppressed"].values()) >= 1
+    shown = run_cli("show", "1", "--db", str(db))
+    assert shown.returncode == 0 and "LeakyTagOp::run" in shown.stdout
+    assert "taint-clean" in (tmp_path / "r.html").read_text()
+
+
+def test_taint_refuses_a_non_aead_algorithm_in_one_line(native_runner, valgrind):
+    done = run_cli("leaks", "--method", "taint", "-a", "sha256")
+    assert done.returncode != 0
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .startswith("cryptobench: error: -a sha256: --method taint checks AEAD")
+    )
+
+
+def test_parse_xml_attributes_errors_to_the_operation_between_the_markers():
+    xml = """<?xml version="1.0"?><valgrindoutput>
+    <error><kind>UninitCondition</kind><what>before</what><stack><frame><fn>init</fn></frame>
+    </stack></error>
+    <clientmsg><tid>1</tid><text>cryptobench-taint begin encrypt
+    </text></clientmsg>
+    <error><kind>UninitValue</kind><what>Use of uninitialised value of size 8</what>
+    <stack><frame><obj>/lib/libx.so</obj></frame><frame><fn>AES_encrypt</fn>
+    <obj>/lib/libx.so</obj></frame></stack>
+    <auxwhat>Uninitialised value was created by a client request</auxwhat></error>
+    <error><kind>UninitCondition</kind><what>c</what><stack><frame><fn>f</fn></frame></stack>
+    <auxwhat>Uninitialised value was created by a heap allocation</auxwhat></error>
+    <clientmsg><tid>1</tid><text>cryptobench-taint end encrypt
+    </text></clientmsg>
+    <suppcounts><pair><count>2</count><name>verdict:x</name></pair></suppcounts>
+    </valgrindoutput>"""
+    parsed = taint.parse_xml(xml)
+    assert parsed.outside == 1
+    assert [(s.operation, s.kind, s.secret_origin) for s in parsed.sites] == [
+        ("encrypt", "memory index", True),
+        ("encrypt", "branch", False),
+    ]
+    assert parsed.sites[0].top() == "1 unnamed frame(s) in libx.so called by AES_encrypt (libx.so)"
+    assert parsed.suppressed == {"verdict:x": 2}
+
+
+def test_a_verdict_suppression_used_like_a_comparison_loop_counts_as_a_site():
+    slot = taint.Slot("x", "default", Path("x"), {})
+    loop = taint.Cell(slot, "aes-256-gcm", taint.Parsed(suppressed={"verdict:x": 32}))
+    once = taint.Cell(slot, "aes-256-gcm", taint.Parsed(suppressed={"verdict:x": 3}))
+    assert taint.figure(loop).extra["verdict"] == "secret-dependent"
+    assert taint.figure(once).extra["verdict"] == "taint-clean"
