@@ -47,30 +47,37 @@ class Timing:
     verdict: str  # leak | no-leak | inconclusive
     detail: str
     run: int
+    pairs: int = 0  # paired measurements per comparison (the fewest, where they differ)
+    machine: str = ""  # where the leaks run measured (a verdict is about that machine)
 
     @property
     def text(self) -> str:
-        return f"{self.verdict} (leaks run {self.run})"
+        where = f", {self.machine}" if self.machine else ""
+        return f"{self.verdict}, {self.pairs} pairs (leaks run {self.run}{where})"
 
 
-def constant_time(figures: list, run_id: int) -> dict[tuple[str, str], Timing]:
+def constant_time(figures: list, run_id: int, machine: str = "") -> dict[tuple[str, str], Timing]:
     """(provider, algorithm) -> its timing verdict in a leaks run's figures: leak when any of
     its comparisons (A/A controls aside) is one, no-leak when all are, else inconclusive."""
-    found: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    found: dict[tuple[str, str], list[tuple[str, str, int]]] = {}
     for f in figures:
         if f.metric != "median difference" or f.status != "ok" or f.extra.get("control"):
             continue
         key = (f.key["provider"], f.key["algorithm"])
-        found.setdefault(key, []).append((f.extra["verdict"], f.extra.get("detail", "")))
+        found.setdefault(key, []).append(
+            (f.extra["verdict"], f.extra.get("detail", ""), int(f.extra.get("n", len(f.values))))
+        )
     out = {}
     for key, verdicts in found.items():
-        leaks = [d for v, d in verdicts if v == "leak"]
+        pairs = min(n for _, _, n in verdicts)
+        leaks = [d for v, d, _ in verdicts if v == "leak"]
         if leaks:
-            out[key] = Timing("leak", leaks[0], run_id)
-        elif all(v == "no-leak" for v, _ in verdicts):
-            out[key] = Timing("no-leak", verdicts[0][1], run_id)
+            verdict, detail = "leak", leaks[0]
+        elif all(v == "no-leak" for v, _, _ in verdicts):
+            verdict, detail = "no-leak", verdicts[0][1]
         else:
-            out[key] = Timing("inconclusive", verdicts[0][1], run_id)
+            verdict, detail = "inconclusive", verdicts[0][1]
+        out[key] = Timing(verdict, detail, run_id, pairs, machine)
     return out
 
 
@@ -325,6 +332,8 @@ def to_json(rec: Recommendation) -> dict[str, Any]:
                         "verdict": ch.timing.verdict,
                         "detail": ch.timing.detail,
                         "leaks_run": ch.timing.run,
+                        "pairs": ch.timing.pairs,
+                        "machine": ch.timing.machine,
                     }
                     if ch.timing
                     else None

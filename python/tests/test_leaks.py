@@ -18,7 +18,7 @@ from runner_harness import Served, capabilities, runner_exe, tiny_case
 
 from cryptobench import leakstats
 from cryptobench.gate.vectors import Vectors
-from cryptobench.scenarios.leaks.classes import aead_classes, oaep_classes
+from cryptobench.scenarios.leaks.classes import aead_classes, oaep_classes, pkcs1v15_classes
 
 
 def test_holm_multiplies_the_smallest_p_by_the_count_and_stays_monotone():
@@ -73,6 +73,103 @@ def test_the_oaep_classes_are_refused_and_the_valid_one_decrypts():
         with pytest.raises(ValueError):
             private.decrypt(classes[name], oaep)
     assert classes["no-structure"] == classes["no-structure'"]
+
+
+def test_the_pkcs1v15_classes_break_what_marvin_names():
+    """Raw RSA with the private exponent: each class's encoded message has the structure its
+    name claims (RFC 8017 7.2.2: 00 02, at least 8 non-zero padding bytes, 00, the message)."""
+    key = Vectors().test_key("rsa-2048")
+    n, d = (int.from_bytes(key[p], "big") for p in ("n", "d"))
+    classes, messages = pkcs1v15_classes(key, seed=1)
+    em = {
+        name: pow(int.from_bytes(c, "big"), d, n).to_bytes(256, "big")
+        for name, c in classes.items()
+    }
+    for name, message in messages.items():
+        assert em[name][:2] == b"\x00\x02" and em[name].index(0, 2) >= 10
+        assert em[name][em[name].index(0, 2) + 1 :] == message
+    assert [len(m) for m in messages.values()] == [48, 1, 245]
+    assert em["no-separator"][:2] == b"\x00\x02" and 0 not in em["no-separator"][2:]
+    assert em["short-padding"][:2] == b"\x00\x02" and em["short-padding"].index(0, 2) == 6
+    assert em["signature-padding"][:2] == b"\x00\x01" and set(em["signature-padding"][2:10]) == {
+        255
+    }
+    assert em["wrong-first-byte"][:2] == b"\x01\x02"
+    assert classes["no-structure"] == classes["no-structure'"]
+
+
+def test_marvin_runs_tell_refusal_from_implicit_rejection(tmp_path, native_runner):
+    """OpenSSL 3.0 refuses every invalid class, by status (the same path as a success), so the
+    valid class is compared too; pyca/cryptography (its wheel's OpenSSL >= 3.2) answers every
+    invalid class with a synthetic message (implicit rejection), and its valid class is
+    compared for that reason."""
+    out = tmp_path / "m.json"
+    done = run_cli(
+        "leaks",
+        "--marvin",
+        "-p",
+        "openssl,pyca",
+        "-a",
+        "rsa-2048-pkcs1v15-enc",
+        "--rounds",
+        "100",
+        "--db",
+        str(tmp_path / "m.db"),
+        "--json-out",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    compared = {}
+    for f in json.loads(out.read_text())["figures"]:
+        assert f["status"] == "ok", f
+        if f["metric"] == "median difference":
+            compared.setdefault(f["key"]["provider"], {})[f["key"]["classes"]] = f["extra"]
+    assert {e["rejection"] for e in compared["openssl"].values()} == {"refused"}
+    assert {e["refusal"] for e in compared["openssl"].values()} == {"status"}
+    assert {e["rejection"] for e in compared["pyca"].values()} == {"implicit"}
+    for provider in ("openssl", "pyca"):
+        assert {
+            "no-structure vs no-structure'",
+            "no-structure vs signature-padding",
+            "no-structure vs valid",
+            "valid vs valid-longest",
+        } <= set(compared[provider])
+
+
+def test_an_invalid_class_answered_beside_refused_ones_is_set_aside_not_compared():
+    """libgcrypt 1.10 decodes a PKCS#1 v1.5 padding shorter than 8 bytes as valid: the class is
+    reported and left out, the others are timed; a refused class beside an implicitly rejected
+    base fails the test."""
+    from pathlib import Path
+
+    from cryptobench.scenarios.leaks.classes import pkcs1v15_test
+    from cryptobench.scenarios.leaks.measure import Cell, Slot, check_outcomes
+
+    test = pkcs1v15_test("rsa-2048-pkcs1v15-enc")
+    expected = {"valid": b"m" * 48, "valid-short": b"m", "valid-longest": b"l" * 245}
+
+    def outcomes(answered: set[str]) -> list[dict]:
+        return [
+            {"out": expected[n].hex()}
+            if n in expected
+            else {"out": "ab"}
+            if n in answered
+            else {"error": "refused"}
+            for n in test.class_names
+        ]
+
+    cell = Cell(Slot("gcrypt", "default", Path("x")), test, {}, expected=expected)
+    assert check_outcomes(cell, outcomes({"short-padding"})) == ""
+    assert cell.accepted == ["short-padding"] and cell.rejection == "refused"
+    assert all("short-padding" not in c for c in cell.comparisons())
+    implicit = Cell(Slot("pyca", "default", Path("x")), test, {}, {"valid": b""}, expected)
+    everything = set(test.class_names) - set(expected)
+    assert check_outcomes(implicit, outcomes(everything)) == ""
+    assert implicit.rejection == "implicit" and ("no-structure", "valid", False) in (
+        implicit.comparisons()
+    )
+    mixed = Cell(Slot("x", "default", Path("x")), test, {}, expected=expected)
+    assert "was refused" in check_outcomes(mixed, outcomes(everything - {"short-padding"}))
 
 
 @pytest.mark.parametrize("runner", ["cryptobench-native", "cryptobench-runner-python"])
@@ -176,7 +273,7 @@ def test_recommend_reads_a_leaks_run_per_provider_and_algorithm():
             "median difference",
             "ns",
             (1.0,),
-            extra={"verdict": verdict, "detail": verdict, "control": control},
+            extra={"verdict": verdict, "detail": verdict, "control": control, "n": 500},
         )
 
     figures = [
@@ -186,8 +283,10 @@ def test_recommend_reads_a_leaks_run_per_provider_and_algorithm():
         comparison("openssl", "a vs b", "no-leak"),
         comparison("gcrypt", "a vs b", "inconclusive"),
     ]
-    verdicts = {k[0]: t.verdict for k, t in constant_time(figures, 7).items()}
+    timings = constant_time(figures, 7, "host cpu")
+    verdicts = {k[0]: t.verdict for k, t in timings.items()}
     assert verdicts == {"fault/leaky": "leak", "openssl": "no-leak", "gcrypt": "inconclusive"}
+    assert timings["openssl", "aes-256-gcm"].text == "no-leak, 500 pairs (leaks run 7, host cpu)"
 
 
 def test_recommend_refuses_avoid_leaky_without_a_leaks_run(tmp_path):

@@ -48,6 +48,7 @@ var goAlgorithms = func() []string {
 		out = append(out, "rsa-"+bits, "rsa-"+bits+"-pkcs1-sha256", "rsa-"+bits+"-pss-sha256",
 			"rsa-"+bits+"-oaep-sha256")
 	}
+	out = append(out, "rsa-2048-pkcs1v15-enc")
 	return append(out, "ecdsa-p256", "ecdsa-p384", "ecdsa-p521", "ed25519", "x25519", "ecdh-p256",
 		"ecdh-p384", "pbkdf2-sha1", "pbkdf2-sha256", "pbkdf2-sha512", "hkdf-sha256", "ml-kem-768",
 		"ml-kem-1024")
@@ -328,7 +329,7 @@ func goPublicKey(info *AlgorithmInfo, op string, p Params) (Op, error) {
 
 func goRSA(info *AlgorithmInfo, op string, p Params) (Op, error) {
 	scheme := "keypair"
-	for _, s := range []string{"pkcs1", "pss", "oaep"} {
+	for _, s := range []string{"pkcs1", "pss", "oaep", "pkcs1v15"} {
 		if strings.Contains(info.Name, "-"+s+"-") {
 			scheme = s
 		}
@@ -350,6 +351,12 @@ func goRSA(info *AlgorithmInfo, op string, p Params) (Op, error) {
 			case "pss":
 				d := sha256.Sum256(in)
 				r, err = rsa.SignPSS(rand.Reader, priv, crypto.SHA256, d[:], pss)
+			case "pkcs1v15":
+				// Deprecated in Go, kept for TLS 1.2's RSA key exchange; refuses with an error.
+				r, err = rsa.DecryptPKCS1v15(nil, priv, in)
+				if err != nil {
+					return nil, reject("%v", err)
+				}
 			default:
 				r, err = rsa.DecryptOAEP(sha256.New(), nil, priv, in, nil)
 				if err != nil {
@@ -371,6 +378,12 @@ func goRSA(info *AlgorithmInfo, op string, p Params) (Op, error) {
 		switch scheme {
 		case "oaep":
 			r, err := rsa.EncryptOAEP(sha256.New(), rand.Reader, pub, in, nil)
+			if err != nil {
+				return nil, err
+			}
+			return append(out[:0], r...), nil
+		case "pkcs1v15":
+			r, err := rsa.EncryptPKCS1v15(rand.Reader, pub, in)
 			if err != nil {
 				return nil, err
 			}

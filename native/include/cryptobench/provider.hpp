@@ -104,6 +104,19 @@ class Operation {
   // false, changing nothing, when the adapter does not offer it: prepare again then. The runner
   // never calls it; the figures stay per prepared operation.
   virtual bool rebind(const Bytes& /*iv*/, const Bytes& /*aad*/) { return false; }
+  // For `leak` (docs/leaks.md, "Valid against invalid"): run(), except that a refused input (a
+  // wrong tag, bad padding) returns false instead of throwing, so a refusal and a success take
+  // the same path through the runner. Adapters that override it say so in refuses_by_status();
+  // the default catches run()'s Error, whose unwinding costs microseconds.
+  virtual bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) {
+    try {
+      out_len = run(in, len, out);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }
+  virtual bool refuses_by_status() const { return false; }
 };
 
 // A variant is the same library on a different code path (e.g. hardware acceleration off).

@@ -338,10 +338,11 @@ void OpenCase::open_public_key(Provider& provider, const AlgorithmInfo& info, Op
       op != OpKind::Keygen && info.kind != Kind::KeyAgreement && info.kind != Kind::Kem;
   if (!takes_message && spec_.size != 0)
     throw Unsupported(spec_.operation + " " + spec_.algorithm + " takes no input: size must be 0");
-  // OAEP with SHA-256 carries at most k - 2*32 - 2 bytes.
-  if (info.kind == Kind::PkEncryption && spec_.size + 66 > info.output_len)
+  // OAEP with SHA-256 carries at most k - 2*32 - 2 bytes, PKCS#1 v1.5 at most k - 11.
+  const size_t overhead = info.family == "rsa-pkcs1v15-enc" ? 11 : 66;
+  if (info.kind == Kind::PkEncryption && spec_.size + overhead > info.output_len)
     throw Unsupported(spec_.algorithm + " encrypts at most " +
-                      std::to_string(info.output_len - 66) + " bytes");
+                      std::to_string(info.output_len - overhead) + " bytes");
   if (info.kind != Kind::Kdf && !spec_.cost.empty())
     throw Unsupported(spec_.algorithm + " takes no cost parameters");
 

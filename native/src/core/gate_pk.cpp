@@ -197,8 +197,11 @@ std::string check_pk_vector(Provider& p, const AlgorithmInfo& info, OpKind op, c
         Bytes bad = v.ciphertext;
         bad[bad.size() / 2] ^= 0x01;
         try {
-          run_op(*prepared, bad);
-          return "accepted a ciphertext with one bit flipped";
+          const Bytes pt = run_op(*prepared, bad);
+          // PKCS#1 v1.5 with implicit rejection (OpenSSL >= 3.2) answers a broken ciphertext
+          // with a synthetic message instead of an error: not an acceptance of this one.
+          if (info.family != "rsa-pkcs1v15-enc" || pt == v.plaintext)
+            return "accepted a ciphertext with one bit flipped";
         } catch (const Unsupported&) {
           throw;
         } catch (const Error&) {

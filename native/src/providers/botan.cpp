@@ -425,6 +425,7 @@ std::string pk_padding(const AlgorithmInfo& info) {
   if (info.family == "rsa-pss") return "EMSA4(" + botan_hash(info.digest) + ",MGF1,32)";
   // OAEP(H) is MGF1 with the same hash and an empty label.
   if (info.family == "rsa-oaep") return "OAEP(" + botan_hash(info.digest) + ")";
+  if (info.family == "rsa-pkcs1v15-enc") return "EME-PKCS1-v1_5";
   if (info.family == "ecdsa") return "EMSA1(" + botan_hash(info.digest) + ")";
   if (info.family == "ed25519") return "Pure";
   if (info.kind == Kind::KeyAgreement) return "Raw";  // the shared secret itself, no KDF
@@ -667,6 +668,7 @@ std::vector<std::string> public_key_algorithms() {
     for (const char* suffix : {"", "-pkcs1-sha256", "-pss-sha256", "-oaep-sha256"})
       out.push_back(rsa + suffix);
   }
+  out.push_back("rsa-2048-pkcs1v15-enc");
   for (const char* name :
        {"ecdsa-p256", "ecdsa-p384", "ecdsa-p521", "ed25519", "x25519", "ecdh-p256", "ecdh-p384",
         "ffdhe2048", "ffdhe3072", "ffdhe4096", "pbkdf2-sha1", "pbkdf2-sha256", "pbkdf2-sha512",

@@ -30,6 +30,7 @@
 #include <cryptopp/oaep.h>
 #include <cryptopp/oids.h>
 #include <cryptopp/osrng.h>
+#include <cryptopp/pkcspad.h>
 #include <cryptopp/pssr.h>
 #include <cryptopp/pwdbased.h>
 #include <cryptopp/ripemd.h>
@@ -408,6 +409,7 @@ cp::RSAFunction rsa_public(const AlgorithmInfo& info, const KeyParts& key) {
 using RsaPkcs1 = cp::RSASS<cp::PKCS1v15, cp::SHA256>;
 using RsaPss = cp::RSASS<cp::PSS, cp::SHA256>;
 using RsaOaep = cp::RSAES<cp::OAEP<cp::SHA256>>;
+using RsaPkcs1Enc = cp::RSAES<cp::PKCS1v15>;
 
 // ECDSA signatures come out, and are read, as r || s, each padded to the order's size: IEEE P1363,
 // Crypto++'s native format.
@@ -496,6 +498,7 @@ class VerifyOp : public Operation {
   Bytes sig_;
 };
 
+template <class Scheme>
 class EncryptOp : public Operation {
  public:
   EncryptOp(const AlgorithmInfo& info, const cp::RSAFunction& key, cp::RandomNumberGenerator& rng)
@@ -511,11 +514,12 @@ class EncryptOp : public Operation {
 
  private:
   const AlgorithmInfo& info_;
-  RsaOaep::Encryptor enc_;
+  typename Scheme::Encryptor enc_;
   cp::RandomNumberGenerator& rng_;
 };
 
 // The RNG is for RSA blinding of the private-key operation.
+template <class Scheme>
 class DecryptOp : public Operation {
  public:
   DecryptOp(const AlgorithmInfo& info, const cp::InvertibleRSAFunction& key,
@@ -533,7 +537,7 @@ class DecryptOp : public Operation {
 
  private:
   const AlgorithmInfo& info_;
-  RsaOaep::Decryptor dec_;
+  typename Scheme::Decryptor dec_;
   cp::RandomNumberGenerator& rng_;
 };
 
@@ -685,6 +689,7 @@ std::vector<std::string> public_key_algorithms() {
     for (const char* suffix : {"", "-pkcs1-sha256", "-pss-sha256", "-oaep-sha256"})
       out.push_back(rsa + suffix);
   }
+  out.push_back("rsa-2048-pkcs1v15-enc");
   for (const char* name :
        {"ecdsa-p256", "ecdsa-p384", "ecdsa-p521", "ed25519", "x25519", "ecdh-p256", "ecdh-p384",
         "ffdhe2048", "ffdhe3072", "ffdhe4096", "pbkdf2-sha1", "pbkdf2-sha256", "pbkdf2-sha512",
@@ -835,9 +840,16 @@ class CryptoppProvider : public Provider {
           return std::make_unique<VerifyOp>(info, make_verifier(info, params.keypair),
                                             params.signature);
         case OpKind::Encrypt:
-          return std::make_unique<EncryptOp>(info, rsa_public(info, params.keypair), rng_);
+          if (info.family == "rsa-pkcs1v15-enc")
+            return std::make_unique<EncryptOp<RsaPkcs1Enc>>(info, rsa_public(info, params.keypair),
+                                                            rng_);
+          return std::make_unique<EncryptOp<RsaOaep>>(info, rsa_public(info, params.keypair), rng_);
         case OpKind::Decrypt:
-          return std::make_unique<DecryptOp>(info, rsa_private(info, params.keypair), rng_);
+          if (info.family == "rsa-pkcs1v15-enc")
+            return std::make_unique<DecryptOp<RsaPkcs1Enc>>(info, rsa_private(info, params.keypair),
+                                                            rng_);
+          return std::make_unique<DecryptOp<RsaOaep>>(info, rsa_private(info, params.keypair),
+                                                      rng_);
         case OpKind::Derive:
           return make_agreement(info, domains_.get(info.key_type), params);
         default:

@@ -626,37 +626,57 @@ class SignatureOp : public Operation {
   Sexp key_, sig_;
 };
 
-// RSAES-OAEP with SHA-256 for both the label hash and MGF1 (libgcrypt uses hash-algo for both).
-class OaepOp : public Operation {
+// RSAES-OAEP with SHA-256 for both the label hash and MGF1 (libgcrypt uses hash-algo for both),
+// or RSAES-PKCS1-v1_5 (flags pkcs1).
+class RsaEncOp : public Operation {
  public:
-  OaepOp(OpKind op, const Params& p)
+  RsaEncOp(OpKind op, const Params& p, bool oaep)
       : encrypt_(op == OpKind::Encrypt),
+        oaep_(oaep),
         k_(int_len(key_part(p.keypair, "n"))),
         key_(encrypt_ ? rsa_public(p.keypair) : rsa_private(p.keypair)) {}
 
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    const char* name = oaep_ ? "OAEP" : "PKCS#1 v1.5";
     if (encrypt_) {
       // libgcrypt 1.10 reads an empty (value) as a missing one and fails with "Invalid object".
-      if (len == 0) throw Unsupported("libgcrypt cannot OAEP-encrypt an empty message");
-      Sexp data =
-          build("data", "(data (flags oaep)(hash-algo sha256)(value %b))", blen(len), bptr(in));
+      if (len == 0) throw Unsupported("libgcrypt cannot encrypt an empty message");
+      Sexp data = build("data",
+                        oaep_ ? "(data (flags oaep)(hash-algo sha256)(value %b))"
+                              : "(data (flags pkcs1)(value %b))",
+                        blen(len), bptr(in));
       Sexp enc;
-      check(gcry_pk_encrypt(enc.out(), data.get(), key_.get()), "OAEP encrypt");
+      check(gcry_pk_encrypt(enc.out(), data.get(), key_.get()),
+            oaep_ ? "OAEP encrypt" : "PKCS#1 v1.5 encrypt");
       return write_token(enc.get(), "a", out, k_);
     }
-    // RFC 8017 7.1.2 step 1; libgcrypt itself would read a shorter string as a smaller integer.
-    if (len != k_) throw Error("OAEP ciphertext is not k bytes");
-    Sexp enc = build("ciphertext", "(enc-val (flags oaep)(hash-algo sha256)(rsa (a %b)))",
+    // RFC 8017 7.1.2 / 7.2.2 step 1; libgcrypt itself would read a shorter string as a smaller
+    // integer.
+    if (len != k_) throw Error(std::string(name) + " ciphertext is not k bytes");
+    size_t n = 0;
+    if (!try_run(in, len, out, n))
+      throw Error(std::string("libgcrypt ") + name + " decrypt: " + describe(refused_));
+    return n;
+  }
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
+    if (encrypt_ || len != k_) return Operation::try_run(in, len, out, out_len);
+    Sexp enc = build("ciphertext",
+                     oaep_ ? "(enc-val (flags oaep)(hash-algo sha256)(rsa (a %b)))"
+                           : "(enc-val (flags pkcs1)(rsa (a %b)))",
                      blen(len), bptr(in));
     Sexp plain;
-    check(gcry_pk_decrypt(plain.out(), enc.get(), key_.get()), "OAEP decrypt");
-    return write_token(plain.get(), "value", out, 0);
+    refused_ = gcry_pk_decrypt(plain.out(), enc.get(), key_.get());
+    if (refused_) return false;
+    out_len = write_token(plain.get(), "value", out, 0);
+    return true;
   }
 
  private:
-  bool encrypt_;
+  bool encrypt_, oaep_;
   size_t k_;
   Sexp key_;
+  gcry_error_t refused_ = 0;  // why the last decryption was refused
 };
 
 // X25519 / X448 through gcry_ecc_mul_point, which takes and returns RFC 7748 byte strings
@@ -887,6 +907,7 @@ constexpr const char* kPublicKeyAlgorithms[] = {
     "rsa-4096-pss-sha256",
     "rsa-1024-oaep-sha256",
     "rsa-2048-oaep-sha256",
+    "rsa-2048-pkcs1v15-enc",
     "rsa-3072-oaep-sha256",
     "rsa-4096-oaep-sha256",
     "ecdsa-p256",
@@ -912,7 +933,7 @@ std::unique_ptr<Operation> prepare_public_key(const AlgorithmInfo& info, OpKind 
     case Kind::Signature:
       return std::make_unique<SignatureOp>(alg, op, p);
     case Kind::PkEncryption:
-      return std::make_unique<OaepOp>(op, p);
+      return std::make_unique<RsaEncOp>(op, p, info.family == "rsa-oaep");
     case Kind::KeyAgreement:
       if (alg == "x25519") return std::make_unique<MontgomeryOp>(GCRY_ECC_CURVE25519, 32, p);
       if (alg == "x448") return std::make_unique<MontgomeryOp>(GCRY_ECC_CURVE448, 56, p);

@@ -351,11 +351,12 @@ class Digest {
 
 class RsaKey {
  public:
-  // RSASSA-PKCS1-v1_5 ignores the hash id; PSS and OAEP use it for MGF1 (SHA-256 here).
+  // PKCS#1 v1.5 (signatures and encryption) ignores the hash id; PSS and OAEP use it for MGF1
+  // (SHA-256 here).
   RsaKey(const AlgorithmInfo& info, const KeyParts& key, bool with_private) {
-    mbedtls_rsa_init(&ctx_,
-                     info.family == "rsa-pkcs1" ? MBEDTLS_RSA_PKCS_V15 : MBEDTLS_RSA_PKCS_V21,
-                     info.family == "rsa-pkcs1" ? MBEDTLS_MD_NONE : md_type(info.digest));
+    const bool v15 = info.family == "rsa-pkcs1" || info.family == "rsa-pkcs1v15-enc";
+    mbedtls_rsa_init(&ctx_, v15 ? MBEDTLS_RSA_PKCS_V15 : MBEDTLS_RSA_PKCS_V21,
+                     v15 ? MBEDTLS_MD_NONE : md_type(info.digest));
     Mpi n(key_part(key, "n")), e(key_part(key, "e"));
     if (with_private) {
       // mbedTLS takes no CRT values on import; rsa_complete() recomputes dp, dq and qinv.
@@ -439,29 +440,45 @@ class RsaVerifyOp : public Operation {
   Drbg* rng_;
 };
 
-class RsaOaepOp : public Operation {
+// RSAES-OAEP (family rsa-oaep) or RSAES-PKCS1-v1_5 (rsa-pkcs1v15-enc), through the explicit
+// functions, whatever padding the key context was set to.
+class RsaEncOp : public Operation {
  public:
-  RsaOaepOp(const AlgorithmInfo& info, OpKind op, const Params& p, Drbg* rng)
-      : key_(info, p.keypair, op == OpKind::Decrypt), encrypt_(op == OpKind::Encrypt), rng_(rng) {}
+  RsaEncOp(const AlgorithmInfo& info, OpKind op, const Params& p, Drbg* rng)
+      : key_(info, p.keypair, op == OpKind::Decrypt),
+        encrypt_(op == OpKind::Encrypt),
+        oaep_(info.family == "rsa-oaep"),
+        rng_(rng) {}
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
     if (encrypt_) {
-      check(mbedtls_rsa_rsaes_oaep_encrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PUBLIC,
-                                           nullptr, 0, len, nonnull(in), out),
-            "RSA-OAEP encrypt");
+      check(oaep_
+                ? mbedtls_rsa_rsaes_oaep_encrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PUBLIC,
+                                                 nullptr, 0, len, nonnull(in), out)
+                : mbedtls_rsa_rsaes_pkcs1_v15_encrypt(key_.get(), Drbg::random, rng_,
+                                                      MBEDTLS_RSA_PUBLIC, len, nonnull(in), out),
+            oaep_ ? "RSA-OAEP encrypt" : "RSA PKCS#1 v1.5 encrypt");
       return key_.size();
     }
-    if (len != key_.size()) throw Error("RSA-OAEP ciphertext has the wrong length");
+    if (len != key_.size()) throw Error("RSA ciphertext has the wrong length");
     size_t n = 0;
-    check(mbedtls_rsa_rsaes_oaep_decrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PRIVATE,
-                                         nullptr, 0, &n, in, out, key_.size()),
-          "RSA-OAEP decrypt");
+    check(oaep_
+              ? mbedtls_rsa_rsaes_oaep_decrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PRIVATE,
+                                               nullptr, 0, &n, in, out, key_.size())
+              : mbedtls_rsa_rsaes_pkcs1_v15_decrypt(key_.get(), Drbg::random, rng_,
+                                                    MBEDTLS_RSA_PRIVATE, &n, in, scratch_.data(),
+                                                    scratch_.size()),
+          oaep_ ? "RSA-OAEP decrypt" : "RSA PKCS#1 v1.5 decrypt");
+    // The constant-time PKCS#1 v1.5 decoding writes its whole output buffer (k - 11 bytes), not
+    // only the message: it decrypts into scratch_, and the message is copied out.
+    if (!oaep_) std::copy(scratch_.begin(), scratch_.begin() + static_cast<long>(n), out);
     return n;
   }
 
  private:
   RsaKey key_;
-  bool encrypt_;
+  bool encrypt_, oaep_;
   Drbg* rng_;
+  Bytes scratch_ = Bytes(key_.size());
 };
 
 KeyParts generate_rsa(const AlgorithmInfo& info, Drbg* rng) {
@@ -807,6 +824,7 @@ class MbedtlsProvider : public Provider {
       for (const char* suffix : {"", "-pkcs1-sha256", "-pss-sha256", "-oaep-sha256"})
         out.push_back(type + suffix);
     }
+    out.push_back("rsa-2048-pkcs1v15-enc");
     for (const char* alg :
          {"ecdsa-p256", "ecdsa-p384", "ecdsa-p521", "x25519", "x448", "ecdh-p256", "ecdh-p384"})
       if (curve_available(curve_of(alg))) out.push_back(alg);
@@ -877,7 +895,8 @@ class MbedtlsProvider : public Provider {
       if (op == OpKind::Sign) return std::make_unique<RsaSignOp>(info, p, rng);
       return std::make_unique<RsaVerifyOp>(info, p, rng);
     }
-    if (info.family == "rsa-oaep") return std::make_unique<RsaOaepOp>(info, op, p, rng);
+    if (info.family == "rsa-oaep" || info.family == "rsa-pkcs1v15-enc")
+      return std::make_unique<RsaEncOp>(info, op, p, rng);
     if (const FfdheGroup* group = ffdhe_group(info.name))
       return std::make_unique<FfdhOp>(*group, p, rng);
     if (info.family == "pbkdf2") return std::make_unique<Pbkdf2Op>(info, p);

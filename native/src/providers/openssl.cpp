@@ -203,6 +203,15 @@ class CipherOp : public Operation {
   }
 
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n))
+      throw Error(info_.kind == Kind::Aead && !encrypt_ ? "authentication failed"
+                                                        : last_error("final"));
+    return n;
+  }
+  bool refuses_by_status() const override { return info_.kind == Kind::Aead && !encrypt_; }
+
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     const bool aead = info_.kind == Kind::Aead;
     size_t body = len;
     if (aead && !encrypt_) {
@@ -222,8 +231,7 @@ class CipherOp : public Operation {
             "set tag");
     }
     int fin = 0;
-    if (EVP_CipherFinal_ex(ctx_, out + produced, &fin) != 1)
-      throw Error(aead && !encrypt_ ? "authentication failed" : last_error("final"));
+    if (EVP_CipherFinal_ex(ctx_, out + produced, &fin) != 1) return false;
     size_t total = static_cast<size_t>(produced + fin);
     if (aead && encrypt_) {
       check(EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_AEAD_GET_TAG, static_cast<int>(info_.tag_len),
@@ -231,7 +239,8 @@ class CipherOp : public Operation {
             "get tag");
       total += info_.tag_len;
     }
-    return total;
+    out_len = total;
+    return true;
   }
 
  private:
@@ -705,36 +714,49 @@ class EddsaOp : public Operation {
   EVP_MD_CTX* mdctx_ = nullptr;
 };
 
-class OaepOp : public Operation {
+// RSAES-OAEP (family rsa-oaep) or RSAES-PKCS1-v1_5 (rsa-pkcs1v15-enc). OpenSSL >= 3.2 decrypts
+// PKCS#1 v1.5 with implicit rejection by default (a synthetic message, no error); 3.0 refuses.
+class RsaEncOp : public Operation {
  public:
-  OaepOp(const AlgorithmInfo& info, OpKind op, const Params& p) : encrypt_(op == OpKind::Encrypt) {
-    md_ = fetch_digest(info.digest);
+  RsaEncOp(const AlgorithmInfo& info, OpKind op, const Params& p)
+      : encrypt_(op == OpKind::Encrypt), oaep_(info.family == "rsa-oaep") {
     pkey_ = import_key(info, p.keypair, !encrypt_);
     ctx_ = ctx_for(pkey_.get());
     k_ = static_cast<size_t>(EVP_PKEY_get_size(pkey_.get()));
     check(encrypt_ ? EVP_PKEY_encrypt_init(ctx_.get()) : EVP_PKEY_decrypt_init(ctx_.get()),
-          "OAEP init");
+          "RSA encryption init");
+    if (!oaep_) {
+      check(EVP_PKEY_CTX_set_rsa_padding(ctx_.get(), RSA_PKCS1_PADDING), "PKCS#1 v1.5 padding");
+      return;
+    }
+    md_ = fetch_digest(info.digest);
     check(EVP_PKEY_CTX_set_rsa_padding(ctx_.get(), RSA_PKCS1_OAEP_PADDING), "OAEP padding");
     check(EVP_PKEY_CTX_set_rsa_oaep_md(ctx_.get(), md_), "OAEP digest");
     check(EVP_PKEY_CTX_set_rsa_mgf1_md(ctx_.get(), md_), "MGF1 digest");
   }
-  ~OaepOp() override { EVP_MD_free(md_); }
+  ~RsaEncOp() override { EVP_MD_free(md_); }
 
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
     size_t n = k_;
     if (encrypt_) {
-      check(EVP_PKEY_encrypt(ctx_.get(), out, &n, in, len), "OAEP encrypt");
+      check(EVP_PKEY_encrypt(ctx_.get(), out, &n, in, len), "RSA encrypt");
       return n;
     }
-    if (EVP_PKEY_decrypt(ctx_.get(), out, &n, in, len) != 1) {
-      ERR_clear_error();
-      throw Error("OAEP decryption failed");
-    }
+    if (!try_run(in, len, out, n))
+      throw Error(oaep_ ? "OAEP decryption failed" : "PKCS#1 v1.5 decryption failed");
     return n;
+  }
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
+    if (encrypt_) return Operation::try_run(in, len, out, out_len);
+    out_len = k_;
+    if (EVP_PKEY_decrypt(ctx_.get(), out, &out_len, in, len) == 1) return true;
+    ERR_clear_error();
+    return false;
   }
 
  private:
-  bool encrypt_;
+  bool encrypt_, oaep_;
   size_t k_ = 0;
   EVP_MD* md_ = nullptr;
   PkeyPtr pkey_;
@@ -857,7 +879,7 @@ std::unique_ptr<Operation> prepare_public_key(const AlgorithmInfo& info, OpKind 
       if (key_family(info) == KeyFamily::Raw) return std::make_unique<EddsaOp>(info, op, p);
       return std::make_unique<HashSignOp>(info, op, p);
     case Kind::PkEncryption:
-      return std::make_unique<OaepOp>(info, op, p);
+      return std::make_unique<RsaEncOp>(info, op, p);
     case Kind::KeyAgreement:
       return std::make_unique<AgreeOp>(info, p);
     case Kind::Kdf:

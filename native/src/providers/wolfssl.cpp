@@ -149,7 +149,12 @@ class RsaKeyHolder {
 class RsaOp : public Operation {
  public:
   RsaOp(const AlgorithmInfo& info, OpKind op, const Params& p, WC_RNG* rng)
-      : op_(op), family_(info.family), digest_(info.digest), sig_(p.signature), rng_(rng) {
+      : op_(op),
+        family_(info.family),
+        // PKCS#1 v1.5 encryption hashes nothing; the digest is then an unused SHA-256.
+        digest_(info.digest.empty() ? "sha256" : info.digest),
+        sig_(p.signature),
+        rng_(rng) {
     RsaKey* key = key_.get();
     const bool with_private = op == OpKind::Sign || op == OpKind::Decrypt;
     const Bytes& n = key_part(p.keypair, "n");
@@ -189,6 +194,18 @@ class RsaOp : public Operation {
               : wc_RsaPrivateDecrypt_ex(nonnull(in), len32(len), out, k_, key, WC_RSA_OAEP_PAD,
                                         WC_HASH_TYPE_SHA256, WC_MGF1SHA256, nullptr, 0);
       if (ret < 0) check(ret, op_ == OpKind::Encrypt ? "RSA-OAEP encrypt" : "RSA-OAEP decrypt");
+      return static_cast<size_t>(ret);
+    }
+    if (family_ == "rsa-pkcs1v15-enc") {
+      if (op_ == OpKind::Encrypt && len == 0)
+        throw Unsupported("wolfSSL 5.5 cannot encrypt an empty message");
+      if (op_ == OpKind::Decrypt && len != k_)
+        throw Error("RSA PKCS#1 v1.5 ciphertext has the wrong length");
+      const int ret = op_ == OpKind::Encrypt
+                          ? wc_RsaPublicEncrypt(nonnull(in), len32(len), out, k_, key, rng_)
+                          : wc_RsaPrivateDecrypt(nonnull(in), len32(len), out, k_, key);
+      if (ret < 0)
+        check(ret, op_ == OpKind::Encrypt ? "RSA PKCS#1 v1.5 encrypt" : "RSA PKCS#1 v1.5 decrypt");
       return static_cast<size_t>(ret);
     }
     const byte* hash = digest_(in, len);
@@ -724,6 +741,7 @@ void add_public_key(std::vector<std::string>& v) {
     for (const char* suffix : {"", "-pkcs1-sha256", "-pss-sha256", "-oaep-sha256"})
       v.push_back(type + suffix);
   }
+  v.push_back("rsa-2048-pkcs1v15-enc");
 #endif
 #ifdef HAVE_ECC
   for (const char* alg : {"ecdsa-p256", "ecdsa-p384", "ecdsa-p521", "ecdh-p256", "ecdh-p384"})
@@ -1423,7 +1441,8 @@ class WolfsslProvider : public Provider {
                                             WC_RNG* rng) {
     const std::string& a = info.name;
 #if !defined(NO_RSA) && defined(WC_RSA_PSS) && defined(WOLFSSL_KEY_GEN)
-    if (info.family == "rsa-pkcs1" || info.family == "rsa-pss" || info.family == "rsa-oaep")
+    if (info.family == "rsa-pkcs1" || info.family == "rsa-pss" || info.family == "rsa-oaep" ||
+        info.family == "rsa-pkcs1v15-enc")
       return std::make_unique<RsaOp>(info, op, p, rng);
 #endif
 #ifdef HAVE_ECC

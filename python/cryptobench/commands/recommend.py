@@ -64,7 +64,9 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         leaks_run = db.resolve_run(args.leaks)
         if db.run(leaks_run).suite != "scenario:leaks":
             raise UserError(f"--leaks {args.leaks}: run {leaks_run} is not a leaks run")
-        leaks = recommend.constant_time(db.figures(leaks_run), leaks_run)
+        m = db.machine(leaks_run)
+        machine = " ".join(str(m[k]) for k in ("hostname", "cpu_model") if m.get(k))
+        leaks = recommend.constant_time(db.figures(leaks_run), leaks_run, machine)
     rec = recommend.recommend(
         results,
         level=args.level,

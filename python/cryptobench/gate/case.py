@@ -111,8 +111,10 @@ def unsupported_before_steps(info: dict, case: dict[str, Any]) -> str:
         return ""
     if (op == "keygen" or info["kind"] in ("key-agreement", "kem")) and size:
         return f"{op} {info['name']} takes no input: size must be 0"
-    if info["kind"] == "pk-encryption" and size + 66 > info["output_bytes"]:
-        return f"{info['name']} encrypts at most {info['output_bytes'] - 66} bytes"
+    # OAEP with SHA-256 carries at most k - 2*32 - 2 bytes, PKCS#1 v1.5 at most k - 11.
+    overhead = 11 if info.get("family") == "rsa-pkcs1v15-enc" else 66
+    if info["kind"] == "pk-encryption" and size + overhead > info["output_bytes"]:
+        return f"{info['name']} encrypts at most {info['output_bytes'] - overhead} bytes"
     return ""
 
 

@@ -69,7 +69,10 @@ def kat_vector(steps: Steps, info: dict, op: str, v: PkVector) -> Judge:
                 for run in (0, 1):
                     if (pt := r.out(i, run)) != v.plaintext:
                         return f"plaintext {clip(pt)}, expected {clip(v.plaintext)}"
-                if r.accepted(i, 2):
+                # PKCS#1 v1.5 with implicit rejection answers a broken ciphertext with a
+                # synthetic message instead of an error: not an acceptance of this one.
+                implicit = info["family"] == "rsa-pkcs1v15-enc"
+                if r.accepted(i, 2) and (not implicit or r.out(i, 2) == v.plaintext):
                     return "accepted a ciphertext with one bit flipped"
                 return ""
 

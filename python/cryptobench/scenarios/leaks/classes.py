@@ -29,6 +29,11 @@ class LeakTest:
     # Classes measured and checked but not compared with the base: their outcome differs from
     # the base's, so a difference would include the runner's refusal path (docs/leaks.md).
     shown: tuple[str, ...] = ()
+    # Pairs of shown classes that take the same path (both answered), compared as well.
+    pairs: tuple[tuple[str, str], ...] = ()
+    # Whether an implicit rejection (every invalid class answered with a synthetic message
+    # instead of refused) is a correct outcome: RSAES-PKCS1-v1_5 (RFC 8017 errata, OpenSSL 3.2).
+    implicit_rejection: bool = False
 
     @property
     def class_names(self) -> list[str]:
@@ -37,9 +42,11 @@ class LeakTest:
     @property
     def comparisons(self) -> list[tuple[str, str, bool]]:
         """(base, other, is the A/A control), the control first."""
-        return [(self.base, self.base + CONTROL_SUFFIX, True)] + [
-            (self.base, o, False) for o in self.others
-        ]
+        return (
+            [(self.base, self.base + CONTROL_SUFFIX, True)]
+            + [(self.base, o, False) for o in self.others]
+            + [(a, b, False) for a, b in self.pairs]
+        )
 
 
 def flip(data: bytes, index: int, mask: int = 0x01) -> bytes:
@@ -166,3 +173,88 @@ def oaep_classes(public: dict[str, bytes], seed: int) -> tuple[dict[str, bytes],
     out = {name: pow(m, e, n).to_bytes(k, "big") for name, m in plain.items()}
     out["no-structure'"] = out["no-structure"]
     return out, message
+
+
+# ---- RSAES-PKCS1-v1_5 decryption with Marvin's classes ------------------------------------------
+
+PKCS1_MESSAGE = 48  # Marvin's default message length (marvin-toolkit step2.py: valid_48)
+PKCS1_SHORT_PADDING = 4  # a zero byte after 4 padding bytes: the padding under 8 bytes
+
+
+def pkcs1v15_test(algorithm: str) -> LeakTest:
+    """Marvin's classes (Kario, "Everlasting ROBOT: the Marvin Attack", ESORICS 2023, and its
+    marvin-toolkit): ciphertexts whose EME-PKCS1-v1_5 decoding (RFC 8017 7.2.2) fails at
+    different steps -- no structure at all, no zero byte after the padding, padding shorter than 8
+    bytes, block type 1 (signature padding), a wrong first byte -- and valid ones with a short, a
+    48-byte and the longest message. The refused classes are compared with "no structure"; the
+    valid ones with each other. A provider with implicit rejection answers every invalid one with
+    a synthetic message, which is then the correct outcome (docs/leaks.md)."""
+    invalid = (
+        "no-structure",
+        "no-structure'",
+        "no-separator",
+        "short-padding",
+        "signature-padding",
+        "wrong-first-byte",
+    )
+    return LeakTest(
+        name=f"{algorithm} decrypt: Marvin's ciphertext classes",
+        algorithm=algorithm,
+        operation="decrypt",
+        size=PKCS1_MESSAGE,
+        base="no-structure",
+        others=invalid[2:],
+        expect={**dict.fromkeys(invalid, "error"), **dict.fromkeys(PKCS1_VALID, "out")},
+        shown=PKCS1_VALID,
+        pairs=(("valid", "valid-short"), ("valid", "valid-longest")),
+        implicit_rejection=True,
+    )
+
+
+# Marvin's valid_0 is an empty message; wolfSSL 5.5 cannot decrypt to one (wolfssl.cpp), so the
+# short class carries one byte.
+PKCS1_VALID = ("valid", "valid-short", "valid-longest")
+
+
+def pkcs1v15_encode(message: bytes, k: int, padding: bytes, *, block_type: int = 2) -> bytes:
+    """00 || BT || PS || 00 || M (RFC 8017 7.2.1 step 2), PS given: `padding` is cut or used
+    whole; a class breaks the parts it names."""
+    return bytes([0x00, block_type]) + padding + b"\x00" + message
+
+
+def _nonzero(stream: ByteStream, n: int) -> bytes:
+    return bytes(b or 0x5A for b in stream.bytes(n))
+
+
+def pkcs1v15_classes(
+    public: dict[str, bytes], seed: int
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """Every class's ciphertext under the public key (n, e), made by raw RSA, and the message
+    each valid class decrypts to."""
+    n = int.from_bytes(public["n"], "big")
+    e = int.from_bytes(public["e"], "big")
+    k = (n.bit_length() + 7) // 8
+    stream = ByteStream(seed ^ 0x706B6331)
+    message = stream.bytes(PKCS1_MESSAGE)
+    messages = {
+        "valid": message,
+        "valid-short": message[:1],
+        "valid-longest": stream.bytes(k - 11),
+    }
+    encoded = {
+        name: pkcs1v15_encode(m, k, _nonzero(stream, k - 3 - len(m)))
+        for name, m in messages.items()
+    }
+    pad = _nonzero(stream, k - 3 - PKCS1_MESSAGE)
+    encoded["no-separator"] = bytes([0x00, 0x02]) + _nonzero(stream, k - 2)
+    short = _nonzero(stream, PKCS1_SHORT_PADDING)
+    encoded["short-padding"] = pkcs1v15_encode(
+        _nonzero(stream, k - 3 - PKCS1_SHORT_PADDING), k, short
+    )
+    encoded["signature-padding"] = pkcs1v15_encode(message, k, b"\xff" * len(pad), block_type=1)
+    encoded["wrong-first-byte"] = b"\x01" + pkcs1v15_encode(message, k, pad)[1:]
+    plain = {name: int.from_bytes(em, "big") for name, em in encoded.items()}
+    plain["no-structure"] = int.from_bytes(stream.bytes(k), "big") % n
+    out = {name: pow(m, e, n).to_bytes(k, "big") for name, m in plain.items()}
+    out["no-structure'"] = out["no-structure"]
+    return out, messages

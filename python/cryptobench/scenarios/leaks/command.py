@@ -15,10 +15,10 @@ from cryptobench.scenarios.base import (
     options_from,
     run_figure_scenario,
 )
-from cryptobench.scenarios.leaks.classes import LeakTest, aead_test, oaep_test
+from cryptobench.scenarios.leaks.classes import LeakTest, aead_test, oaep_test, pkcs1v15_test
 
 AEAD_ALGORITHMS = ("aes-256-gcm", "chacha20-poly1305")
-MARVIN_ALGORITHMS = ("rsa-2048-oaep-sha256",)
+MARVIN_ALGORITHMS = ("rsa-2048-pkcs1v15-enc", "rsa-2048-oaep-sha256")
 # Rounds per test (docs/leaks.md, "How many samples resolve how many nanoseconds here"): AEAD
 # decryption reaches the clock's 10 ns step within ~12,500 pairs; RSA-2048 decryption (~1 ms)
 # needs far more pairs than a quick run takes, so --quick is a smoke run whose RSA verdicts are
@@ -56,7 +56,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--marvin",
         action="store_true",
-        help="RSA-OAEP decryption with Marvin's and Manger's ciphertext classes",
+        help="RSA PKCS#1 v1.5 decryption with Marvin's ciphertext classes and RSA-OAEP "
+        "decryption with Marvin's and Manger's",
     )
     p.add_argument(
         "--rounds",
@@ -89,9 +90,11 @@ def test_for(info: dict) -> LeakTest:
         return aead_test(info["name"])
     if info["family"] == "rsa-oaep":
         return oaep_test(info["name"])
+    if info["family"] == "rsa-pkcs1v15-enc":
+        return pkcs1v15_test(info["name"])
     raise UserError(
         f"-a {info['name']}: no leak classes for {info['kind']} algorithms yet "
-        "(AEAD decryption, RSA-OAEP decryption)"
+        "(AEAD decryption, RSA-OAEP and RSA PKCS#1 v1.5 decryption)"
     )
 
 

@@ -80,6 +80,7 @@ ALGORITHMS = [
         for b in (1024, 2048, 3072, 4096)
         for s in ("", "-pkcs1-sha256", "-pss-sha256", "-oaep-sha256")
     ),
+    "rsa-2048-pkcs1v15-enc",
     "ecdsa-p256",
     "ecdsa-p384",
     "ecdsa-p521",
@@ -301,7 +302,12 @@ def _public_key(info: dict, op: str, p):
     alg, k, sig = info["name"], p.keypair, p.signature
     if alg.startswith("rsa-"):
         scheme = alg.split("-")[2]
-        pad = {"pkcs1": padding.PKCS1v15(), "pss": PSS, "oaep": OAEP}[scheme]
+        pad = {
+            "pkcs1": padding.PKCS1v15(),
+            "pkcs1v15": padding.PKCS1v15(),
+            "pss": PSS,
+            "oaep": OAEP,
+        }[scheme]
         if op == "sign":
             key = _rsa_private(k)
             return lambda data: key.sign(data, pad, hashes.SHA256())
@@ -312,7 +318,7 @@ def _public_key(info: dict, op: str, p):
                 try:
                     return key.decrypt(data, pad)
                 except ValueError as e:
-                    raise Rejected("OAEP decryption failed") from e
+                    raise Rejected(f"{scheme.upper()} decryption failed") from e
 
             return dec
         pub = _rsa_public(k)

@@ -4,7 +4,15 @@ cipher object per message, as its ciphers are single-use."""
 from types import SimpleNamespace
 
 import Crypto
-from Crypto.Cipher import AES, DES3, PKCS1_OAEP, ChaCha20, ChaCha20_Poly1305, Salsa20
+from Crypto.Cipher import (
+    AES,
+    DES3,
+    PKCS1_OAEP,
+    ChaCha20,
+    ChaCha20_Poly1305,
+    PKCS1_v1_5,
+    Salsa20,
+)
 from Crypto.Hash import (
     CMAC,
     HMAC,
@@ -63,6 +71,7 @@ ALGORITHMS = [
         for b in (1024, 2048, 3072, 4096)
         for s in ("", "-pkcs1-sha256", "-pss-sha256", "-oaep-sha256")
     ),
+    "rsa-2048-pkcs1v15-enc",
     "ecdsa-p256",
     "ecdsa-p384",
     "ecdsa-p521",
@@ -278,6 +287,21 @@ def _public_key(info: dict, op: str, p):
                     raise Rejected("OAEP decryption failed") from e
 
             return dec
+        if scheme == "pkcs1v15":
+            cipher = PKCS1_v1_5.new(key)
+            if op == "encrypt":
+                return cipher.encrypt
+            # PyCryptodome returns the caller's sentinel for a bad padding instead of raising (its
+            # answer to Bleichenbacher); the object's identity tells the two apart.
+            failed = object()
+
+            def dec_v15(data):
+                pt = cipher.decrypt(data, failed)
+                if pt is failed:
+                    raise Rejected("PKCS#1 v1.5 decryption failed")
+                return pt
+
+            return dec_v15
         signer = pkcs1_15.new(key) if scheme == "pkcs1" else pss.new(key, salt_bytes=32)
         if op == "sign":
             return lambda data: signer.sign(SHA256.new(data))

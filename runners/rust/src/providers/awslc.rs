@@ -194,21 +194,32 @@ fn extra_aead(name: &str) -> Option<&'static c::aead::Algorithm> {
 }
 
 /// RSA-OAEP (SHA-256, MGF1-SHA-256) through aws-lc-rs's OaepPublicEncryptingKey /
-/// OaepPrivateDecryptingKey. aws-lc-rs loads RSA keys for encryption only from DER, so the test
+/// OaepPrivateDecryptingKey, or RSAES-PKCS1-v1_5 (`pkcs1`) through Pkcs1PublicEncryptingKey /
+/// Pkcs1PrivateDecryptingKey. aws-lc-rs loads RSA keys for encryption only from DER, so the test
 /// key's parts are DER-encoded once, when the operation is prepared, with the `rsa` crate's
 /// encoders (PKCS#8 for the private key, SubjectPublicKeyInfo for the public one).
-fn oaep_op(op: &str, p: &Params) -> Res<BoxOp> {
+fn rsa_enc_op(op: &str, p: &Params, pkcs1: bool) -> Res<BoxOp> {
     use rsa::pkcs8::{EncodePrivateKey, EncodePublicKey};
     let k = &p.keypair;
     let big = |name: &str| rsa::BoxedUint::from_be_slice_vartime(part(k, name));
     let alg = &c::rsa::OAEP_SHA256_MGF1SHA256;
+    let name = if pkcs1 { "PKCS#1 v1.5" } else { "OAEP" };
     if op == "decrypt" {
         let key = rsa::PrivateKey::from_components(big("n"), big("e"), big("d"), vec![big("p"), big("q")])
             .map_err(|e| failed(format!("RSA key refused: {e}")))?;
         let der = key.to_pkcs8_der().map_err(|e| failed(format!("cannot encode the RSA key: {e}")))?;
         let private = c::rsa::PrivateDecryptingKey::from_pkcs8(der.as_bytes())
             .map_err(|e| failed(format!("RSA key refused: {e}")))?;
-        let key = c::rsa::OaepPrivateDecryptingKey::new(private).map_err(|_| failed("RSA key refused for OAEP"))?;
+        let refused = |_| failed(format!("RSA key refused for {name}"));
+        if pkcs1 {
+            let key = c::rsa::Pkcs1PrivateDecryptingKey::new(private).map_err(refused)?;
+            return op_box(move |io: &mut Io| {
+                let (input, out) = io.split().ok_or_else(|| failed("decryption runs out of place"))?;
+                let pt = key.decrypt(input, out).map_err(|_| rejected("PKCS#1 v1.5 decryption failed"))?;
+                Ok(pt.len())
+            });
+        }
+        let key = c::rsa::OaepPrivateDecryptingKey::new(private).map_err(refused)?;
         return op_box(move |io: &mut Io| {
             let (input, out) = io.split().ok_or_else(|| failed("OAEP decryption runs out of place"))?;
             let pt = key.decrypt(alg, input, out, None).map_err(|_| rejected("OAEP decryption failed"))?;
@@ -220,7 +231,16 @@ fn oaep_op(op: &str, p: &Params) -> Res<BoxOp> {
     let der = public.to_public_key_der().map_err(|e| failed(format!("cannot encode the RSA key: {e}")))?;
     let public = c::rsa::PublicEncryptingKey::from_der(der.as_bytes())
         .map_err(|e| rejected(format!("RSA public key refused: {e}")))?;
-    let key = c::rsa::OaepPublicEncryptingKey::new(public).map_err(|_| failed("RSA key refused for OAEP"))?;
+    let refused = |_| failed(format!("RSA key refused for {name}"));
+    if pkcs1 {
+        let key = c::rsa::Pkcs1PublicEncryptingKey::new(public).map_err(refused)?;
+        return op_box(move |io: &mut Io| {
+            let (input, out) = io.split().ok_or_else(|| failed("encryption runs out of place"))?;
+            let ct = key.encrypt(input, out).map_err(|_| failed("PKCS#1 v1.5 encryption failed"))?;
+            Ok(ct.len())
+        });
+    }
+    let key = c::rsa::OaepPublicEncryptingKey::new(public).map_err(refused)?;
     op_box(move |io: &mut Io| {
         let (input, out) = io.split().ok_or_else(|| failed("OAEP encryption runs out of place"))?;
         let ct = key.encrypt(alg, input, out, None).map_err(|_| failed("OAEP encryption failed"))?;
@@ -313,6 +333,7 @@ const ALGORITHMS: &[&str] = &[
     "rsa-3072",
     "rsa-4096",
     "rsa-2048-oaep-sha256",
+    "rsa-2048-pkcs1v15-enc",
     "rsa-3072-oaep-sha256",
     "rsa-4096-oaep-sha256",
     "x25519",
@@ -369,7 +390,8 @@ impl Provider for AwsLc {
             "sha224" | "sha3-256" | "sha3-512" => return more_hash_op(info),
             "cmac-aes128" | "cmac-aes256" => return cmac_op(info, p),
             "ecdsa-p521" => return ecdsa_p521_op(op, p),
-            _ if info.family == "rsa-oaep" => return oaep_op(op, p),
+            _ if info.family == "rsa-oaep" => return rsa_enc_op(op, p, false),
+            _ if info.family == "rsa-pkcs1v15-enc" => return rsa_enc_op(op, p, true),
             _ => {}
         }
         prepare_shared(info, op, p)

@@ -60,6 +60,7 @@ const ALGORITHMS: &[&str] = &[
     "rsa-2048-pkcs1-sha256",
     "rsa-2048-pss-sha256",
     "rsa-2048-oaep-sha256",
+    "rsa-2048-pkcs1v15-enc",
     "rsa-3072-pkcs1-sha256",
     "rsa-3072-pss-sha256",
     "rsa-3072-oaep-sha256",
@@ -475,6 +476,7 @@ fn rsa_op(info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
             let r = match family.as_str() {
                 "rsa-pkcs1" => key.pkcs1v15_sign::<Sha256>(io.input()).map_err(|e| failed(e.to_string()))?,
                 "rsa-pss" => key.pss_sign::<Sha256>(io.input()).map_err(|e| failed(e.to_string()))?,
+                "rsa-pkcs1v15-enc" => key.pkcs1v15_decrypt(io.input()).map_err(|e| rejected(e.to_string()))?,
                 _ => key.oaep_decrypt::<Sha256>(io.input()).map_err(|e| rejected(e.to_string()))?,
             };
             io.write(&r)
@@ -486,6 +488,10 @@ fn rsa_op(info: &AlgorithmInfo, op: &str, p: &Params) -> Res<BoxOp> {
         match family.as_str() {
             "rsa-oaep" => {
                 let ct = public.oaep_encrypt::<Sha256>(io.input()).map_err(|e| failed(e.to_string()))?;
+                return io.write(&ct);
+            }
+            "rsa-pkcs1v15-enc" => {
+                let ct = public.pkcs1v15_encrypt(io.input()).map_err(|e| failed(e.to_string()))?;
                 return io.write(&ct);
             }
             "rsa-pkcs1" => public.pkcs1v15_verify::<Sha256>(io.input(), &sig),

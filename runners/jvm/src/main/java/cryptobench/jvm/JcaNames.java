@@ -86,6 +86,7 @@ final class JcaNames {
         if (n.equals("ed448")) return names("Ed448");
         return null;
       case "pk-encryption":
+        if (info.family.equals("rsa-pkcs1v15-enc")) return names("RSA/ECB/PKCS1Padding");
         return names("RSA/ECB/OAEPPadding", "RSA/ECB/OAEPWithSHA-256AndMGF1Padding");
       case "key-agreement":
         if (info.family.equals("ecdh")) return names("ECDH");

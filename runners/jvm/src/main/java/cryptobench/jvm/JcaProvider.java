@@ -452,9 +452,15 @@ final class JcaProvider implements CryptoProvider {
     };
   }
 
+  /** RSA-OAEP (SHA-256, MGF1-SHA-256, empty label) or RSAES-PKCS1-v1_5 ("RSA/ECB/PKCS1Padding"). */
   private Op oaepOp(AlgorithmInfo info, JcaNames.Names names, String op, Params p)
       throws Exception {
     Cipher cipher = instance(names.jca, n -> Cipher.getInstance(n, prov(n, "Cipher")));
+    if (info.family.equals("rsa-pkcs1v15-enc")) {
+      if (op.equals("encrypt")) cipher.init(Cipher.ENCRYPT_MODE, Keys.publicKey(jca, info, p.keypair));
+      else cipher.init(Cipher.DECRYPT_MODE, Keys.privateKey(jca, info, p.keypair));
+      return (in, inOff, inLen, out, outOff) -> cipher.doFinal(in, inOff, inLen, out, outOff);
+    }
     OAEPParameterSpec oaep =
         new OAEPParameterSpec("SHA-256", "MGF1", MGF1ParameterSpec.SHA256, PSource.PSpecified.DEFAULT);
     if (op.equals("encrypt")) cipher.init(Cipher.ENCRYPT_MODE, Keys.publicKey(jca, info, p.keypair), oaep);
