@@ -58,10 +58,18 @@ class Timing:
 
 def constant_time(figures: list, run_id: int, machine: str = "") -> dict[tuple[str, str], Timing]:
     """(provider, algorithm) -> its timing verdict in a leaks run's figures: leak when any of
-    its comparisons (A/A controls aside) is one, no-leak when all are, else inconclusive."""
+    its comparisons (A/A controls aside) is one, no-leak when all are, else inconclusive. A class
+    the provider answered where it refused the base (a lax decoding) is a leak by its outcome
+    alone, whatever the timing of the other classes says."""
     found: dict[tuple[str, str], list[tuple[str, str, int]]] = {}
     for f in figures:
-        if f.metric != "median difference" or f.status != "ok" or f.extra.get("control"):
+        if f.metric != "median difference" or f.extra.get("control"):
+            continue
+        if f.extra.get("outcome_oracle"):
+            key = (f.key["provider"], f.key["algorithm"])
+            found.setdefault(key, []).append(("leak", f"by its outcome: {f.reason}", 0))
+            continue
+        if f.status != "ok":
             continue
         key = (f.key["provider"], f.key["algorithm"])
         found.setdefault(key, []).append(
@@ -69,7 +77,7 @@ def constant_time(figures: list, run_id: int, machine: str = "") -> dict[tuple[s
         )
     out = {}
     for key, verdicts in found.items():
-        pairs = min(n for _, _, n in verdicts)
+        pairs = min((n for v, d, n in verdicts if n), default=0)
         leaks = [d for v, d, _ in verdicts if v == "leak"]
         if leaks:
             verdict, detail = "leak", leaks[0]

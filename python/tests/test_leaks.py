@@ -162,6 +162,15 @@ def test_an_invalid_class_answered_beside_refused_ones_is_set_aside_not_compared
     assert check_outcomes(cell, outcomes({"short-padding"})) == ""
     assert cell.accepted == ["short-padding"] and cell.rejection == "refused"
     assert all("short-padding" not in c for c in cell.comparisons())
+    # Stored as an outcome oracle, which recommend's constant_time reads as a leak.
+    from cryptobench.recommend import constant_time
+    from cryptobench.scenarios.leaks.measure import figures
+
+    cell.times = {n: [1000.0 + i for i in range(40)] for n in test.class_names}
+    stored = figures([cell])
+    oracle = [f for f in stored if f.extra.get("outcome_oracle")]
+    assert [f.key["classes"] for f in oracle] == [f"{test.base} vs short-padding"]
+    assert constant_time(stored, 1)["gcrypt", test.algorithm].verdict == "leak"
     implicit = Cell(Slot("pyca", "default", Path("x")), test, {}, {"valid": b""}, expected)
     everything = set(test.class_names) - set(expected)
     assert check_outcomes(implicit, outcomes(everything)) == ""
@@ -287,6 +296,33 @@ def test_recommend_reads_a_leaks_run_per_provider_and_algorithm():
     verdicts = {k[0]: t.verdict for k, t in timings.items()}
     assert verdicts == {"fault/leaky": "leak", "openssl": "no-leak", "gcrypt": "inconclusive"}
     assert timings["openssl", "aes-256-gcm"].text == "no-leak, 500 pairs (leaks run 7, host cpu)"
+
+
+def test_a_class_answered_where_the_base_is_refused_is_a_leak_whatever_the_timing():
+    """libgcrypt 1.10.1 answers PKCS#1 v1.5 padding shorter than 8 bytes while it refuses the
+    base class: the measured comparisons of its other classes must not make it 'no-leak'."""
+    from cryptobench.figures import Figure, failed
+    from cryptobench.recommend import constant_time
+
+    key = {"provider": "gcrypt", "algorithm": "rsa-2048-pkcs1v15-enc", "operation": "decrypt"}
+    timed = Figure(
+        {**key, "classes": "no-structure vs signature-padding"},
+        "median difference",
+        "ns",
+        (1.0,),
+        extra={"verdict": "no-leak", "detail": "no difference", "n": 500},
+    )
+    answered = failed(
+        {**key, "classes": "no-structure vs short-padding"},
+        "median difference",
+        "ns",
+        "short-padding was answered, not refused",
+        outcome_oracle=True,
+    )
+    assert constant_time([timed], 3)["gcrypt", key["algorithm"]].verdict == "no-leak"
+    got = constant_time([timed, answered], 3)["gcrypt", key["algorithm"]]
+    assert got.verdict == "leak" and "by its outcome" in got.detail
+    assert got.pairs == 500
 
 
 def test_recommend_refuses_avoid_leaky_without_a_leaks_run(tmp_path):

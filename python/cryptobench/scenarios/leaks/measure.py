@@ -268,6 +268,7 @@ def figures(cells: list[Cell]) -> list[Figure]:
                     "ns",
                     f"{name} was answered, not refused: {cell.slot.label} decodes it as a valid "
                     "ciphertext (the outcome alone tells it from the refused classes)",
+                    outcome_oracle=True,
                 )
             )
         for name in cell.test.class_names:
