@@ -26,7 +26,11 @@ def test_the_ratio_of_the_round_medians_decides_and_other_lines_are_not_read():
 def test_a_ratio_outside_the_range_or_an_error_line_fails():
     out = io.StringIO()
     assert summarise([line([120.0], [100.0])], out) == 1
-    assert out.getvalue().splitlines()[-1] == "some ratio is outside 0.9-1.1"
+    assert out.getvalue().splitlines()[-1] == "1 of 1 ratios outside 0.9-1.1"
+    # The range is the one printed: 0.905 is inside it (1/0.905 > 1.1 is not what is asked).
+    assert summarise([line([90.5], [100.0])], io.StringIO()) == 0
+    assert summarise([line([89.5], [100.0])], io.StringIO()) == 1
+    assert summarise(["{not json\n", line([100.0], [100.0])], io.StringIO()) == 0
     error = json.dumps({"type": "error", "message": "gcm: failed the gate"})
     assert summarise([error], io.StringIO()) == 1
     assert summarise([], io.StringIO()) == 1
