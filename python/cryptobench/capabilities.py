@@ -50,7 +50,10 @@ class Algorithm:
         return None
 
     def max_size(self) -> int | None:
-        """RSAES-OAEP encrypts at most k − 2·hLen − 2 bytes (RFC 8017, 7.1.1)."""
+        """RSAES-OAEP encrypts at most k − 2·hLen − 2 bytes (RFC 8017, 7.1.1), RSAES-PKCS1-v1_5
+        at most k − 11 (7.2.1)."""
+        if self.kind == "pk-encryption" and self.bits and self.family == "rsa-pkcs1v15-enc":
+            return self.bits // 8 - 11
         if self.kind == "pk-encryption" and self.bits and self.digest in _DIGEST_BYTES:
             return self.bits // 8 - 2 * _DIGEST_BYTES[self.digest] - 2
         return None

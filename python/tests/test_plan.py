@@ -274,6 +274,17 @@ def test_oaep_messages_longer_than_the_key_allows_are_skipped(pk_caps):
     assert p.skipped == {"size": 2}
 
 
+def test_pkcs1v15_encryption_takes_at_most_k_minus_11_bytes():
+    from cryptobench.capabilities import Algorithm
+
+    rsa = Algorithm(
+        "rsa-2048-pkcs1v15-enc", "pk-encryption", ("encrypt", "decrypt"),
+        family="rsa-pkcs1v15-enc", key_type="rsa-2048", bits=2048,
+    )  # fmt: skip
+    assert rsa.size_problem(245) is None
+    assert rsa.size_problem(246) == "rsa-2048-pkcs1v15-enc takes at most 245 bytes"
+
+
 def test_a_blocks_cost_applies_to_each_kdf_with_the_parameters_it_takes(pk_caps):
     text = """
         providers = ["alpha"]
