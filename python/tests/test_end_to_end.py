@@ -143,12 +143,20 @@ def committed(db: Path) -> int:
         return 0  # not created yet
 
 
+def _sigint_default() -> None:
+    # A shell's background job (`make test &` in a script) starts with SIGINT ignored, which
+    # Python then keeps ignoring, as a background program should: the run would not see the
+    # test's Ctrl-C. The test stands for a terminal's foreground job.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_run(suite: str, db: Path) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "cryptobench", "run", "--suite", suite, "--db", str(db)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_sigint_default,
     )
 
 
@@ -210,9 +218,10 @@ def test_ctrl_c_keeps_what_was_measured(native_runner, real_provider, tmp_path):
     db = tmp_path / "r.db"
     proc = start_run(sweep_suite(tmp_path, real_provider), db)
     wait_until_committed(db, 2, proc)
+    at = committed(db)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, f"{at} committed at Ctrl-C, then {committed(db)}:\n{err}{out}"
     assert "Traceback" not in err
     assert "cryptobench run --resume 1" in err
     doc = export(db)
