@@ -113,7 +113,10 @@ class Served:
 
     def _send_steps(self, case: dict):
         def send(steps: list) -> dict:
-            reply = self.send({"cmd": "steps", "case": case, "steps": steps})
+            # The coordinator's requests fit the schema too: hex and the case's input only, every
+            # reference to an earlier output resolved (docs/protocol.md, "`steps`").
+            request = check({"cmd": "steps", "case": case, "steps": steps}, "request")
+            reply = self.send(request)
             assert reply["type"] == "steps", reply
             return reply
 

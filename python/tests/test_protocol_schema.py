@@ -123,6 +123,13 @@ def test_every_json_example_of_the_document_fits_the_schema():
         ({"cmd": "open", "case": {**tiny_case("openssl", "sha256", "hash", 16), "colour": 1}},
          "request", "'colour' was unexpected"),
         ({"cmd": "sample", "id": "a", "count": 0}, "request", "less than the minimum"),
+        # a runner resolves no references: the coordinator sends earlier outputs as hex
+        ({"cmd": "steps", "case": tiny_case("go", "aes-128-gcm", "encrypt", 16),
+          "steps": [{"op": "decrypt", "inputs": [{"ref": [0, 0], "flip": [0, 1]}]}]},
+         "request", "'case_input' is a required property"),
+        ({"cmd": "steps", "case": tiny_case("go", "ed25519", "verify", 16),
+          "steps": [{"op": "verify", "params": {"keypair": {"ref": [0, 0]}}, "inputs": ["00"]}]},
+         "request", "is not of type 'string'"),
     ],
 )  # fmt: skip
 def test_the_schema_refuses_what_the_document_forbids(message, definition, why):

@@ -1,10 +1,11 @@
 """What every runner of another language owes the coordinator through the protocol
 (docs/protocol.md), checked the same way for the Go, Python, Rust and JVM runners: its catalogue
 entries are the native ones, a tiny gated case measures on each provider, the gate refuses a
-corrupted known answer, agreement artifacts equal an independent implementation's (hashlib and
-pyca/cryptography in this process), cross_check blames a bad peer, malformed requests and command
-lines get one-line errors, and a served variant measures while another is refused. Each parameter
-is skipped (with the reason) where its runner is not built. What only one runner has (its
+corrupted known answer, references between steps are resolved by the coordinator, agreement
+artifacts equal an independent implementation's (hashlib and pyca/cryptography in this process),
+cross_check blames a bad peer, malformed requests and command lines get one-line errors, and a
+served variant measures while another is refused. Each parameter is skipped (with the reason)
+where its runner is not built. What only one runner has (its
 runtime's record, its variants' switches, its providers' quirks) is in test_runner_<name>.py."""
 
 import functools
@@ -33,6 +34,7 @@ from runner_harness import (
 from cryptobench import gate
 from cryptobench.capabilities import Capabilities
 from cryptobench.commands import check
+from cryptobench.gate.steps import CASE_INPUT, Ref, Results, StepError, Steps
 from cryptobench.runner import ServeProcess
 
 KEY, IV, DATA = (bytes.fromhex(MATERIAL[k]) for k in ("key", "iv", "input"))
@@ -399,6 +401,40 @@ def test_every_offered_algorithm_passes_the_coordinators_gate(r, provider):
     assert len(lines) == sum(len(a["operations"]) for a in offered)
     assert failed == 0, [m for m in lines if m["status"] != "ok"]
     assert all(m["status"] == "ok" for m in lines)
+
+
+@pytest.mark.parametrize("r", per_runner())
+def test_references_between_steps_are_resolved_by_the_coordinator(r):
+    """A runner resolves no references (docs/protocol.md, "`steps`"): Steps.exchange sends the
+    steps in waves; an output a later step uses comes back whole (though its step asked for a
+    digest) and goes out again as hex, changed as the reference says; a step whose parameter
+    refers to a refused run is an error and is never sent. The harness checks every request
+    against the schema, which has no reference in it."""
+    provider = r.cross_check[1][0]
+    listed(r, provider)
+    key, iv = bytes(range(32)), bytes(12)
+    s = Steps()
+    enc = s.add("encrypt", [CASE_INPUT], digest=True, key=key, iv=iv)
+    dec = s.add("decrypt", [Ref(enc), Ref(enc, flip=(-1, 1))], digest=True, key=key, iv=iv)
+    mac = s.add("mac", [b"x"], algorithm="hmac-sha256", key=Ref(dec, 1))
+    sent: list[list[dict]] = []
+    with Served(runner_exe(r.exe)) as served:
+        runner_send = served._send_steps(tiny_case(provider, "aes-256-gcm", "encrypt", 64))
+
+        def send(steps: list[dict]) -> dict:
+            sent.append(steps)
+            return runner_send(steps)
+
+        results = Results(s.exchange(send))
+        served.close()
+    ct = results.out(enc)
+    assert len(sent) == 2 and "digest" not in sent[0][0] and len(ct) == 64 + 16
+    assert sent[1][0]["inputs"] == [ct.hex(), (ct[:-1] + bytes([ct[-1] ^ 1])).hex()]
+    plain = results.digest(dec, 0)
+    assert (plain.len, plain.sha256) == (results.input.len, results.input.sha256)
+    assert not results.accepted(dec, 1)
+    with pytest.raises(StepError, match="refers to run 1 of step 1, which gave no output"):
+        results.step(mac)
 
 
 @pytest.mark.parametrize(("r", "provider"), per_provider(lambda r: r.agreement))

@@ -200,7 +200,7 @@ func (c *OpenCase) open(raw any) error {
 	if _, ok := raw.(map[string]any); !ok {
 		return errors.New("params: missing (the coordinator sends the case's parameters)")
 	}
-	params, err := resolver{}.params(raw)
+	params, err := parseParams(raw, "params")
 	if err != nil {
 		return err
 	}

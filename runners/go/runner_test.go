@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -24,43 +23,44 @@ func TestByteStreamIsSplitmix64(t *testing.T) {
 }
 
 // steps runs what the coordinator asks on the prepared operations and reports every output,
-// refusal and unsupported step as it was, references included.
-func TestStepsReportOutputsRefusalsAndReferences(t *testing.T) {
+// refusal and unsupported step as it was; a later request carries an earlier output as hex (the
+// coordinator resolves references).
+func TestStepsReportOutputsRefusalsAndUnsupported(t *testing.T) {
 	key, iv, pt := make([]byte, 32), make([]byte, 12), []byte("sixteen byte msg")
 	sym := map[string]any{"key": hex.EncodeToString(key), "iv": hex.EncodeToString(iv)}
-	ref := func(step, run int, extra map[string]any) map[string]any {
-		m := map[string]any{"ref": []any{json.Number(fmt.Sprint(step)), json.Number(fmt.Sprint(run))}}
-		for k, v := range extra {
-			m[k] = v
+	steps := func(s ...any) []msg {
+		results, err := runSteps(goStd{}, "aes-256-gcm", s, []byte("the case's input"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		return m
+		return results
 	}
-	steps := []any{
+	run := func(r []msg, i, j int) msg { return r[i]["runs"].([]msg)[j] }
+	first := steps(
 		map[string]any{"op": "encrypt", "params": sym, "inputs": []any{hex.EncodeToString(pt), map[string]any{"case_input": true}}},
-		map[string]any{"op": "decrypt", "params": sym, "inputs": []any{ref(0, 0, nil), ref(0, 0, map[string]any{"flip": []any{json.Number("-1"), json.Number("1")}})}},
 		map[string]any{"op": "derive", "algorithm": "x448", "inputs": []any{""}},
-		map[string]any{"op": "keygen", "algorithm": "ed25519", "inputs": []any{""}},
-		map[string]any{"op": "sign", "algorithm": "ed25519", "params": map[string]any{"keypair": ref(3, 0, nil)}, "inputs": []any{"00"}},
-		map[string]any{"op": "verify", "algorithm": "ed25519", "inputs": []any{"00"},
-			"params": map[string]any{"keypair": ref(3, 0, map[string]any{"parts": []any{"pub"}}), "signature": ref(4, 0, nil)}},
+		map[string]any{"op": "keygen", "algorithm": "ed25519", "inputs": []any{""}})
+	ct, _ := hex.DecodeString(run(first, 0, 0)["out"].(string))
+	whole, _ := hex.DecodeString(run(first, 0, 1)["out"].(string))
+	bad := append([]byte{}, ct...)
+	bad[len(bad)-1] ^= 1
+	k := run(first, 2, 0)["key"].(map[string]string)
+	second := steps(
+		map[string]any{"op": "decrypt", "params": sym, "inputs": []any{hex.EncodeToString(ct), hex.EncodeToString(bad)}},
+		map[string]any{"op": "sign", "algorithm": "ed25519", "params": map[string]any{"keypair": map[string]any{"priv": k["priv"], "pub": k["pub"]}}, "inputs": []any{"00"}})
+	third := steps(map[string]any{"op": "verify", "algorithm": "ed25519", "inputs": []any{"00"},
+		"params": map[string]any{"keypair": map[string]any{"pub": k["pub"]}, "signature": run(second, 1, 0)["out"]}})
+	if len(ct) != len(pt)+16 || len(whole) != len("the case's input")+16 || run(second, 0, 0)["out"] != hex.EncodeToString(pt) {
+		t.Errorf("encrypt/decrypt: %v %v", first[0], second[0])
 	}
-	results, err := runSteps(goStd{}, "aes-256-gcm", steps, []byte("the case's input"))
-	if err != nil {
-		t.Fatal(err)
+	if _, refused := run(second, 0, 1)["error"]; !refused {
+		t.Errorf("a flipped tag was not refused: %v", run(second, 0, 1))
 	}
-	runs := func(i int) []msg { return results[i]["runs"].([]msg) }
-	ct, _ := hex.DecodeString(runs(0)[0]["out"].(string))
-	if len(ct) != len(pt)+16 || runs(1)[0]["out"] != hex.EncodeToString(pt) {
-		t.Errorf("encrypt/decrypt: %v %v", runs(0), runs(1))
+	if _, ok := first[1]["unsupported"]; !ok {
+		t.Errorf("x448 is not offered by go: %v", first[1])
 	}
-	if _, refused := runs(1)[1]["error"]; !refused {
-		t.Errorf("a flipped tag was not refused: %v", runs(1)[1])
-	}
-	if _, ok := results[2]["unsupported"]; !ok {
-		t.Errorf("x448 is not offered by go: %v", results[2])
-	}
-	if _, ok := runs(3)[0]["key"].(map[string]string)["priv"]; !ok || runs(5)[0]["out"] != "" {
-		t.Errorf("a generated key did not sign and verify: %v %v %v", runs(3), runs(4), runs(5))
+	if run(third, 0, 0)["out"] != "" {
+		t.Errorf("a generated key did not sign and verify: %v %v %v", first[2], second[1], third[0])
 	}
 }
 

@@ -1,6 +1,7 @@
 // The `steps` request (docs/protocol.md): prepare one operation per step, run it on each input,
-// return the outputs. Nothing here knows what an output should be: the coordinator judges. And
-// what a provider offers, probed through its adapter.
+// return the outputs. Nothing here knows what an output should be: the coordinator judges, and
+// puts an earlier output a step uses in its place itself. And what a provider offers, probed
+// through its adapter.
 package main
 
 import (
@@ -9,26 +10,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
 var stepOps = []string{"encrypt", "decrypt", "hash", "mac", "sign", "verify", "derive", "keygen",
 	"encaps", "decaps"}
 
-// stepOutput: one run's output, kept for later steps' references.
-type stepOutput struct {
-	out []byte
-	key KeyParts
-	ok  bool
-}
-
 func runSteps(p Provider, alg string, raw any, caseInput []byte) ([]msg, error) {
 	steps, ok := raw.([]any)
 	if !ok {
 		return nil, specErr("steps: must be an array")
 	}
-	outputs := make([][]stepOutput, len(steps))
 	results := []msg{}
 	for n, s := range steps {
 		step, _ := s.(map[string]any)
@@ -40,16 +32,13 @@ func runSteps(p Provider, alg string, raw any, caseInput []byte) ([]msg, error) 
 		if a, ok := step["algorithm"].(string); ok && a != "" {
 			name = a
 		}
-		r := resolver{outputs, caseInput, n}
-		params, err := r.params(step["params"])
-		var prepared Op
-		if err == nil {
-			prepared, err = p.Prepare(name, op, params)
-		}
+		where := fmt.Sprintf("steps[%d]", n)
+		params, err := parseParams(step["params"], where)
 		if err != nil {
-			if isSpecError(err) {
-				return nil, err
-			}
+			return nil, err
+		}
+		prepared, err := p.Prepare(name, op, params)
+		if err != nil {
 			results = append(results, failure(err))
 			continue
 		}
@@ -57,27 +46,33 @@ func runSteps(p Provider, alg string, raw any, caseInput []byte) ([]msg, error) 
 		inputs, _ := step["inputs"].([]any)
 		runs := []msg{}
 		for _, v := range inputs {
-			var got stepOutput
-			data, err := r.bytes(v)
-			if err == nil && op == "keygen" && len(params.Keypair["seed"]) > 0 {
-				got.key, err = keyFromSeed(p, name, params.Keypair["seed"])
-			} else if err == nil && op == "keygen" {
-				got.key, err = p.GenerateKey(name)
-			} else if err == nil {
+			data := caseInput
+			if x, ok := v.(map[string]any); !ok || x["case_input"] != true {
+				if data, err = hexOf(v, where); err != nil {
+					return nil, err
+				}
+			}
+			var got msg
+			if op == "keygen" && len(params.Keypair["seed"]) > 0 {
+				var k KeyParts
+				k, err = keyFromSeed(p, name, params.Keypair["seed"])
+				got = msg{"key": hexParts(k)}
+			} else if op == "keygen" {
+				var k KeyParts
+				k, err = p.GenerateKey(name)
+				got = msg{"key": hexParts(k)}
+			} else {
 				var out []byte
 				out, err = prepared.Run(data, make([]byte, len(data)+1024))
-				got.out = append([]byte{}, out...)
-			}
-			if isSpecError(err) {
-				return nil, err
+				got = msg{"out": hex.EncodeToString(out)}
+				if digest {
+					got = outputDigest(out)
+				}
 			}
 			if err != nil {
-				runs = append(runs, failure(err))
-			} else {
-				got.ok = true
-				runs = append(runs, encode(got, digest))
+				got = failure(err)
 			}
-			outputs[n] = append(outputs[n], got)
+			runs = append(runs, got)
 		}
 		results = append(results, msg{"runs": runs})
 	}
@@ -92,27 +87,12 @@ func keyFromSeed(p Provider, alg string, seed []byte) (KeyParts, error) {
 	return nil, unsupported("%s derives no %s key from a seed", p.Name(), alg)
 }
 
-func isSpecError(err error) bool {
-	var se *specError
-	return errors.As(err, &se)
-}
-
 func failure(err error) msg {
 	var u *Unsupported
 	if errors.As(err, &u) {
 		return msg{"unsupported": err.Error()}
 	}
 	return msg{"error": err.Error()}
-}
-
-func encode(o stepOutput, digest bool) msg {
-	if o.key != nil {
-		return msg{"key": hexParts(o.key)}
-	}
-	if digest {
-		return outputDigest(o.out)
-	}
-	return msg{"out": hex.EncodeToString(o.out)}
 }
 
 func outputDigest(b []byte) msg {
@@ -138,110 +118,17 @@ func intOf(v any) (int, bool) {
 	return int(x), err == nil
 }
 
-// resolver reads a step's values: hex, the case's input, or an earlier run's output.
-type resolver struct {
-	outputs [][]stepOutput
-	input   []byte
-	n       int
-}
-
-func (r resolver) earlier(v map[string]any) (stepOutput, error) {
-	ref, _ := v["ref"].([]any)
-	if len(ref) != 2 {
-		return stepOutput{}, specErr("steps[%d]: a ref is [step, run]", r.n)
-	}
-	s, ok1 := intOf(ref[0])
-	run, ok2 := intOf(ref[1])
-	if !ok1 || !ok2 {
-		return stepOutput{}, specErr("steps[%d]: a ref is [step, run]", r.n)
-	}
-	if s < 0 || s >= r.n || run < 0 || run >= len(r.outputs[s]) || !r.outputs[s][run].ok {
-		return stepOutput{}, fmt.Errorf("refers to run %d of step %d, which gave no output", run, s)
-	}
-	return r.outputs[s][run], nil
-}
-
-func (r resolver) hex(v any) ([]byte, error) {
+func hexOf(v any, where string) ([]byte, error) {
 	s, ok := v.(string)
 	b, err := hex.DecodeString(s)
 	if !ok || err != nil {
-		return nil, specErr("steps[%d]: not a hex string: %v", r.n, v)
+		return nil, specErr("%s: not a hex string: %v", where, v)
 	}
 	return b, nil
 }
 
-func (r resolver) bytes(v any) ([]byte, error) {
-	x, ok := v.(map[string]any)
-	if !ok {
-		return r.hex(v)
-	}
-	if in, _ := x["case_input"].(bool); in {
-		return r.input, nil
-	}
-	o, err := r.earlier(x)
-	if err != nil {
-		return nil, err
-	}
-	out := append([]byte{}, o.out...)
-	if v, ok := x["prefix"]; ok {
-		n, ok := intOf(v)
-		if !ok || n < 0 || n > len(out) {
-			return nil, fmt.Errorf("keeps %v bytes of a %d-byte output", v, len(out))
-		}
-		out = out[:n]
-	}
-	if f, ok := x["flip"].([]any); ok && len(f) == 2 {
-		at, _ := intOf(f[0])
-		mask, _ := intOf(f[1])
-		if at < 0 {
-			at += len(out)
-		}
-		if at < 0 || at >= len(out) {
-			return nil, fmt.Errorf("flips byte %v of a %d-byte output", f[0], len(out))
-		}
-		out[at] ^= byte(mask)
-	}
-	if a, ok := x["append"]; ok {
-		b, err := r.hex(a)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b...)
-	}
-	return out, nil
-}
-
-func (r resolver) key(v any) (KeyParts, error) {
-	x, ok := v.(map[string]any)
-	if !ok {
-		return nil, specErr("steps[%d]: key parts are an object", r.n)
-	}
-	out := KeyParts{}
-	if _, isRef := x["ref"]; isRef {
-		o, err := r.earlier(x)
-		if err != nil {
-			return nil, err
-		}
-		names, _ := x["parts"].([]any)
-		for k, b := range o.key {
-			if names == nil || slices.Contains(names, any(k)) {
-				out[k] = b
-			}
-		}
-		return out, nil
-	}
-	for k, h := range x {
-		b, err := r.hex(h)
-		if err != nil {
-			return nil, err
-		}
-		out[k] = b
-	}
-	return out, nil
-}
-
-// params: a step's (or open's) parameters; open's "public" is the test key's public parts.
-func (r resolver) params(v any) (Params, error) {
+// parseParams: a step's (or open's) parameters; open's "public" is the test key's public parts.
+func parseParams(v any, where string) (Params, error) {
 	var p Params
 	m, _ := v.(map[string]any)
 	var err error
@@ -249,12 +136,24 @@ func (r resolver) params(v any) (Params, error) {
 		"salt": &p.Salt, "info": &p.Info, "secret": &p.Secret, "ad": &p.AD, "signature": &p.Signature,
 		"randomness": &p.Randomness} {
 		if x, ok := m[name]; ok && err == nil {
-			*dst, err = r.bytes(x)
+			*dst, err = hexOf(x, where+"."+name)
 		}
 	}
 	for name, dst := range map[string]*KeyParts{"keypair": &p.Keypair, "peer": &p.Peer, "public": &p.Public} {
-		if x, ok := m[name]; ok && err == nil {
-			*dst, err = r.key(x)
+		x, given := m[name]
+		if !given || err != nil {
+			continue
+		}
+		parts, ok := x.(map[string]any)
+		if !ok {
+			err = specErr("%s.%s: key parts are an object", where, name)
+			continue
+		}
+		*dst = KeyParts{}
+		for k, h := range parts {
+			if (*dst)[k], err = hexOf(h, where+"."+name); err != nil {
+				break
+			}
 		}
 	}
 	p.OutLen, _ = intOf(m["out_len"])

@@ -2,10 +2,11 @@
 
 The coordinator parses `vectors/` once (`vectors.py`), makes each case's parameters
 (`material.py`), plans known-answer steps and round trips with their judges (`symmetric.py`,
-`publickey.py`: every family quirk and every message is here), sends them in one `steps` request
-per case and decides (`case.py`); agreement artifacts and cross-checks are steps too
-(`artifacts.py`). A runner keeps only what must run in its own process: preparing operations,
-running the steps on them, timing, the check of the timed instance, its heap count.
+`publickey.py`: every family quirk and every message is here), sends them in `steps` requests
+(one per wave of references, `steps.py`) and decides (`case.py`); agreement artifacts and
+cross-checks are steps too (`artifacts.py`). A runner keeps only what must run in its own
+process: preparing operations, running the steps on them, timing, the check of the timed
+instance, its heap count.
 `cryptobench-native` gates itself (native/src/core/gate*.cpp) and is not driven from here.
 """
 

@@ -53,7 +53,7 @@ def _plan_artifact(steps: Steps, info: dict, case: dict, m: dict, vectors: Vecto
 def agreement_reply(
     send: Send, info: dict, case: dict, material: dict[str, str], vectors: Vectors
 ) -> dict[str, Any]:
-    """The `agreement` reply of the case's provider, computed through one `steps` request."""
+    """The `agreement` reply of the case's provider, computed through `steps` requests."""
     reply: dict[str, Any] = {"type": "agreement", "id": case["id"], "status": "ok", "reason": ""}
     m = _material(material)
     steps = Steps()
@@ -66,7 +66,7 @@ def agreement_reply(
         name, step = _plan_artifact(steps, info, case, m, vectors)
     except (CaseError, GateDataError) as e:
         return {**reply, "status": "failed", "reason": str(e)}
-    answer = send(steps.steps)
+    answer = steps.exchange(send)
     if answer.get("status") == "unsupported":
         return {**reply, "status": "unsupported", "reason": str(answer.get("reason", ""))}
     r = Results(answer)
@@ -174,7 +174,7 @@ def cross_check_verdicts(
             judges[peer] = _plan_check(steps, info, m, arts, vectors, offered)
         except (NotApplicable, GateDataError) as e:
             verdicts[peer] = {"ok": None, "reason": f"not checked: {e}"}
-    answer = send(steps.steps) if steps.steps else {"status": "ok", "results": []}
+    answer = steps.exchange(send)
     if answer.get("status") == "unsupported":
         why = f"not checked: {answer.get('reason', '')}"
         return {peer: {"ok": None, "reason": why} for peer in sorted(peers)}

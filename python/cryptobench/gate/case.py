@@ -1,6 +1,6 @@
 """The gate of one case in a coordinator-gated runner (docs/protocol.md, "Who gates"): plan the
-known-answer steps of the case's operation and the round trip of its own input, send them in one
-`steps` request, judge the outputs, and say whether the case may be opened (and with which
+known-answer steps of the case's operation and the round trip of its own input, send them in `steps`
+requests, judge the outputs, and say whether the case may be opened (and with which
 `params`). The messages are the native gate's, word for word."""
 
 from collections.abc import Callable
@@ -13,7 +13,7 @@ from cryptobench.gate.steps import NotApplicable, Results, StepError, Steps
 from cryptobench.gate.vectors import GateDataError, Vectors
 
 SYMMETRIC_KINDS = ("cipher", "aead", "hash", "mac")
-# Sends the steps of one request for the case, returns the runner's `steps` reply.
+# Sends one `steps` request for the case, returns the runner's `steps` reply.
 Send = Callable[[list[dict[str, Any]]], dict[str, Any]]
 
 
@@ -140,7 +140,7 @@ def gate_case(
         trip = pq.kem_roundtrip(steps, info, op, params)
     else:
         trip = publickey.roundtrip(steps, info, op, params, offered, report.lax.append)
-    reply = send(steps.steps)
+    reply = steps.exchange(send)
     if reply.get("status") == "unsupported":
         return Gated("unsupported", str(reply.get("reason", "")))
     r = Results(reply)

@@ -1,12 +1,15 @@
-"""The steps of one `steps` request and what came back (docs/protocol.md, "`steps`").
+"""The steps of a case's gate and what came back (docs/protocol.md, "`steps`").
 
 A check is planned in two halves that sit side by side in the code: it adds its steps to a
 `Steps` (getting back their indices) and returns a judge, a function that reads the `Results`
-once the runner has answered and says "" (passed) or why not. One request carries every step of a
-case's gate, so a runner answers once per case.
+once the runner has answered and says "" (passed) or why not. A step may use an earlier step's
+output (`Ref`); the runner resolves no references: `Steps.exchange` sends the steps in waves, each
+`steps` request holding every step whose references point at outputs already back, with those
+outputs (cut, flipped, extended, or some of a key's parts) in their place.
 """
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,22 +38,43 @@ class Ref:
     append: bytes = b""
     parts: tuple[str, ...] | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"ref": [self.step, self.run]}
+    def output(self, results: list[Any]) -> Any:
+        """The run's output in `results` (bytes, or a key's parts); StepError when it gave none."""
+        r = results[self.step]
+        runs = (r.get("runs") or []) if isinstance(r, dict) else []
+        run = runs[self.run] if self.run < len(runs) and isinstance(runs[self.run], dict) else {}
+        if "out" in run:
+            return bytes.fromhex(run["out"])
+        if isinstance(run.get("key"), dict):
+            return {k: bytes.fromhex(v) for k, v in run["key"].items()}
+        raise StepError(f"refers to run {self.run} of step {self.step}, which gave no output")
+
+    def hex(self, results: list[Any]) -> str:
+        out = self.output(results)
+        if isinstance(out, dict):
+            raise StepError("refers to a generated key where bytes are expected")
         if self.prefix is not None:
-            out["prefix"] = self.prefix
+            if self.prefix > len(out):
+                raise StepError(f"keeps {self.prefix} bytes of a {len(out)}-byte output")
+            out = out[: self.prefix]
         if self.flip:
-            out["flip"] = list(self.flip)
-        if self.append:
-            out["append"] = self.append.hex()
-        if self.parts is not None:
-            out["parts"] = list(self.parts)
-        return out
+            at, mask = self.flip
+            i = at + len(out) if at < 0 else at
+            if not 0 <= i < len(out):
+                raise StepError(f"flips byte {at} of a {len(out)}-byte output")
+            out = out[:i] + bytes([out[i] ^ mask]) + out[i + 1 :]
+        return (out + self.append).hex()
+
+    def key(self, results: list[Any]) -> dict[str, str]:
+        out = self.output(results)
+        if not isinstance(out, dict):
+            raise StepError("refers to an output that is not a generated key")
+        return {k: v.hex() for k, v in out.items() if self.parts is None or k in self.parts}
 
 
 def _value(v: Any) -> Any:
     if isinstance(v, Ref):
-        return v.to_json()
+        return v
     if isinstance(v, bytes | bytearray):
         return bytes(v).hex()
     if v == CASE_INPUT:
@@ -59,11 +83,16 @@ def _value(v: Any) -> Any:
 
 
 def _key(v: Any) -> Any:
-    return v.to_json() if isinstance(v, Ref) else {k: bytes(x).hex() for k, x in v.items()}
+    return v if isinstance(v, Ref) else {k: bytes(x).hex() for k, x in v.items()}
+
+
+def _refs(step: dict[str, Any]) -> list[Ref]:
+    values = [*step["inputs"], *step.get("params", {}).values()]
+    return [v for v in values if isinstance(v, Ref)]
 
 
 class Steps:
-    """The steps of one request, in order."""
+    """The steps of a gate, in order; a value may be a `Ref` until the step is sent."""
 
     def __init__(self) -> None:
         self.steps: list[dict[str, Any]] = []
@@ -96,8 +125,65 @@ class Steps:
                 raise TypeError(f"unknown step parameter {name}")
         if p:
             step["params"] = p
+        if any(r.step >= len(self.steps) for r in _refs(step)):
+            raise ValueError("a step refers to its own or a later step's output")
         self.steps.append(step)
         return len(self.steps) - 1
+
+    def exchange(self, send: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> dict[str, Any]:
+        """Sends the steps through `send` (one `steps` request each call) and returns one `steps`
+        reply with every step's result, in order. Each request holds every step whose references
+        point at results already back (the first holds every step without one), their outputs in
+        place; a step whose output a later one uses comes back whole, not as a digest. A
+        reference to a run without output makes that run (or, in params, the step) an error, as
+        a runner answered before references left it."""
+        used = {r.step for step in self.steps for r in _refs(step)}
+        results: list[Any] = [None] * len(self.steps)
+        reply: dict[str, Any] = {"type": "steps", "status": "ok", "reason": ""}
+        while None in results:
+            wave: list[tuple[int, dict[int, dict[str, str]]]] = []
+            sent: list[dict[str, Any]] = []
+            for i, step in enumerate(self.steps):
+                if results[i] is not None or any(results[r.step] is None for r in _refs(step)):
+                    continue
+                try:
+                    params = {
+                        k: (v.key(results) if k in KEY_PARAMS else v.hex(results))
+                        if isinstance(v, Ref)
+                        else v
+                        for k, v in step.get("params", {}).items()
+                    }
+                except StepError as e:
+                    results[i] = {"error": str(e)}
+                    continue
+                inputs, failed = [], {}
+                for n, v in enumerate(step["inputs"]):
+                    try:
+                        inputs.append(v.hex(results) if isinstance(v, Ref) else v)
+                    except StepError as e:
+                        failed[n] = {"error": str(e)}
+                out = {**step, "inputs": inputs} | ({"params": params} if params else {})
+                if i in used:
+                    out.pop("digest", None)
+                wave.append((i, failed))
+                sent.append(out)
+            if not sent:
+                continue
+            reply = send(sent)
+            if reply.get("status", "ok") != "ok":
+                return reply
+            got = reply.get("results") or []
+            for k, (i, failed) in enumerate(wave):
+                r = got[k] if k < len(got) and isinstance(got[k], dict) else {}
+                if not r:
+                    r = {"error": "the runner returned no result for this step"}
+                if "runs" in r and failed:
+                    runs = list(r["runs"])
+                    for n in sorted(failed):
+                        runs.insert(n, failed[n])
+                    r = {**r, "runs": runs}
+                results[i] = r
+        return {**reply, "results": results}
 
 
 @dataclass(frozen=True)

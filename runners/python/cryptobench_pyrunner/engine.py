@@ -130,7 +130,7 @@ class OpenCase:
         if not isinstance(params, Params):
             if not isinstance(params, dict):
                 raise SpecError("params: missing (the coordinator sends the case's parameters)")
-            params = parse_params(params, [], b"", 0)
+            params = parse_params(params)
         alg = info["name"]
         public_key = catalogue.is_public_key_or_kdf(info)
         message = case_input(spec, info)

@@ -39,7 +39,7 @@ def leak(req: dict) -> dict:
     reply = {"type": "leak", "id": spec["id"], "status": "ok", "reason": ""}
     try:
         info, provider = resolve(spec)
-        op = provider.prepare(info["name"], spec["operation"], parse_params(params, [], b"", 0))
+        op = provider.prepare(info["name"], spec["operation"], parse_params(params))
     except Unsupported as e:
         return {**reply, "status": "unsupported", "reason": str(e)}
     except SpecError:
