@@ -165,7 +165,7 @@ final class Engine {
     AlgorithmInfo info = Types.findAlgorithm(c.spec.algorithm);
     if (raw == null || !raw.isJsonObject())
       throw new Types.Failed("params: missing (the coordinator sends the case's parameters)");
-    Params params = new Steps.Resolver(List.of(), new byte[0], 0).params(raw);
+    Params params = Steps.params(raw, "params");
     if (c.spec.keySetup) {
       // Key setup: the algorithm passed its gate on the case's key; one operation is an init.
       c.keygen = true; // writes nothing: the canaries are the check
