@@ -7,7 +7,7 @@ use crate::heap;
 use crate::providers::provider_by_name;
 use crate::rss;
 use crate::spec::{CaseSpec, SpecError, case_input};
-use crate::steps::{Fault, Resolver, not_offered, run_once};
+use crate::steps::{not_offered, params as parse_params, run_once};
 use crate::types::*;
 use crate::variants::current_variant;
 use serde::Serialize;
@@ -121,10 +121,7 @@ impl OpenCase {
         let (info, p) = resolve(&mut self.spec)?;
         let raw = raw.filter(|v| v.is_object());
         let raw = raw.ok_or_else(|| failed("params: missing (the coordinator sends the case's parameters)"))?;
-        let mut params = Resolver::default().params(Some(raw)).map_err(|f| match f {
-            Fault::Spec(SpecError(e)) => failed(e),
-            Fault::Run(e) => e,
-        })?;
+        let mut params = parse_params(Some(raw), "params").map_err(|SpecError(e)| failed(e))?;
         let public_key = info.kind == "kdf" || is_public_key(&info.kind);
         let plaintext = case_input(&self.spec, info);
         let size = plaintext.len();

@@ -19,33 +19,53 @@ fn hex_of(v: &Value) -> Vec<u8> {
     hex::decode(v.as_str().unwrap_or("")).unwrap()
 }
 
+/// `steps` on one provider, panicking on a malformed request.
+fn steps(p: &dyn Provider, alg: &str, steps: Value, input: &[u8]) -> Vec<Value> {
+    run_steps(p, alg, Some(&steps), input).unwrap_or_else(|e| panic!("{}", e.0))
+}
+
 /// steps runs what the coordinator asks on the prepared operations and reports every output,
-/// refusal and unsupported step as it was, references included.
+/// refusal and unsupported step as it was; a later request carries an earlier output as hex (the
+/// coordinator resolves references).
 #[test]
-fn steps_report_outputs_refusals_and_references() {
+fn steps_report_outputs_refusals_and_unsupported() {
     let sym = json!({"key": hex::encode([0u8; 32]), "iv": hex::encode([0u8; 12])});
     let pt = b"sixteen byte msg";
-    let steps = json!([
-        {"op": "encrypt", "params": sym, "inputs": [hex::encode(pt), {"case_input": true}]},
-        {"op": "decrypt", "params": sym, "inputs": [{"ref": [0, 0]}, {"ref": [0, 0], "flip": [-1, 1]}]},
-        {"op": "derive", "algorithm": "x448", "inputs": [""]},
-        {"op": "keygen", "algorithm": "ed25519", "inputs": [""]},
-        {"op": "sign", "algorithm": "ed25519", "params": {"keypair": {"ref": [3, 0]}}, "inputs": ["00"]},
-        {"op": "verify", "algorithm": "ed25519", "inputs": ["00", "01"],
-         "params": {"keypair": {"ref": [3, 0], "parts": ["pub"]}, "signature": {"ref": [4, 0]}}},
-        {"op": "hash", "algorithm": "sha256", "digest": true, "inputs": [{"ref": [2, 0]}, {"case_input": true}]},
-    ]);
-    let r =
-        run_steps(&RustCrypto, "aes-256-gcm", Some(&steps), b"the case's input").unwrap_or_else(|e| panic!("{}", e.0));
-    let run = |s: usize, i: usize| &r[s]["runs"][i];
-    assert_eq!(hex_of(&run(0, 0)["out"]).len(), pt.len() + 16, "{:?}", r[0]);
-    assert_eq!(hex_of(&run(1, 0)["out"]), pt, "{:?}", r[1]);
-    assert!(run(1, 1).get("error").is_some(), "a flipped tag was not refused: {:?}", r[1]);
-    assert!(r[2].get("unsupported").is_some(), "rustcrypto does not offer x448: {:?}", r[2]);
-    assert!(run(3, 0)["key"]["priv"].is_string() && run(5, 0)["out"] == "", "{:?} {:?}", r[3], r[5]);
-    assert!(run(5, 1).get("error").is_some(), "verified another message: {:?}", r[5]);
-    assert!(run(6, 0)["error"].as_str().unwrap().contains("gave no output"), "{:?}", r[6]);
-    assert_eq!(run(6, 1)["len"], 32, "a digest of the SHA-256 output: {:?}", r[6]);
+    let r = steps(
+        &RustCrypto,
+        "aes-256-gcm",
+        json!([
+            {"op": "encrypt", "params": sym, "inputs": [hex::encode(pt), {"case_input": true}]},
+            {"op": "derive", "algorithm": "x448", "inputs": [""]},
+            {"op": "keygen", "algorithm": "ed25519", "inputs": [""]},
+            {"op": "hash", "algorithm": "sha256", "digest": true, "inputs": [{"case_input": true}]},
+        ]),
+        b"the case's input",
+    );
+    let ct = hex_of(&r[0]["runs"][0]["out"]);
+    assert_eq!(ct.len(), pt.len() + 16, "{:?}", r[0]);
+    assert_eq!(hex_of(&r[0]["runs"][1]["out"]).len(), 16 + 16, "{:?}", r[0]);
+    assert!(r[1].get("unsupported").is_some(), "rustcrypto does not offer x448: {:?}", r[1]);
+    assert_eq!(r[3]["runs"][0]["len"], 32, "a digest of the SHA-256 output: {:?}", r[3]);
+    let key = &r[2]["runs"][0]["key"];
+    let mut flipped = ct.clone();
+    flipped[ct.len() - 1] ^= 1;
+    let r = steps(
+        &RustCrypto,
+        "aes-256-gcm",
+        json!([
+            {"op": "decrypt", "params": sym, "inputs": [hex::encode(&ct), hex::encode(&flipped)]},
+            {"op": "sign", "algorithm": "ed25519", "params": {"keypair": key}, "inputs": ["00"]},
+        ]),
+        b"",
+    );
+    assert_eq!(hex_of(&r[0]["runs"][0]["out"]), pt, "{:?}", r[0]);
+    assert!(r[0]["runs"][1].get("error").is_some(), "a flipped tag was not refused: {:?}", r[0]);
+    let verify = json!([{"op": "verify", "algorithm": "ed25519", "inputs": ["00", "01"],
+        "params": {"keypair": {"pub": key["pub"]}, "signature": r[1]["runs"][0]["out"]}}]);
+    let v = steps(&RustCrypto, "aes-256-gcm", verify, b"");
+    assert_eq!(v[0]["runs"][0]["out"], "", "{:?}", v[0]);
+    assert!(v[0]["runs"][1].get("error").is_some(), "verified another message: {:?}", v[0]);
     let bad = run_steps(&RustCrypto, "sha256", Some(&json!([{"op": "hash", "inputs": ["zz"]}])), b"");
     assert!(bad.is_err_and(|e| e.0.contains("not a hex string")));
 }
@@ -231,31 +251,43 @@ fn the_heap_pass_reports_the_resident_peak_of_a_memory_hard_kdf() {
 }
 
 /// ML-KEM through steps, as the coordinator's gate asks it (docs/post-quantum.md): a key from a
-/// seed, encapsulation to it, decapsulation of the ciphertext (its `prefix`) to the same secret,
+/// seed, encapsulation to it, decapsulation of the ciphertext (its first 768 bytes) to the secret,
 /// implicit rejection of a flipped ciphertext (a different secret, no error), derandomised
 /// encapsulation repeating. aws-lc-rs decapsulates rustcrypto's ciphertext with the expanded key
 /// it derives from the seed, and refuses derandomised encapsulation and keygen from a seed.
 #[test]
 fn ml_kem_round_trips_and_rejects_implicitly_in_both_providers() {
     let seed = hex::encode([7u8; 64]);
-    let steps = json!([
-        {"op": "keygen", "params": {"keypair": {"seed": seed}}, "inputs": [""]},
-        {"op": "encaps", "params": {"keypair": {"ref": [0, 0], "parts": ["pub"]}}, "inputs": ["", ""]},
-        {"op": "decaps", "params": {"keypair": {"ref": [0, 0]}},
-         "inputs": [{"ref": [1, 0], "prefix": 768}, {"ref": [1, 0], "prefix": 768, "flip": [0, 1]}]},
-        {"op": "encaps", "params": {"keypair": {"ref": [0, 0], "parts": ["pub"]}, "randomness": hex::encode([1u8; 32])},
-         "inputs": ["", ""]},
-    ]);
-    let r = run_steps(&RustCrypto, "ml-kem-512", Some(&steps), b"").unwrap_or_else(|e| panic!("{}", e.0));
-    let run = |s: usize, i: usize| &r[s]["runs"][i];
-    assert_eq!(hex_of(&run(0, 0)["key"]["pub"]).len(), 800, "{:?}", r[0]);
-    let (c0, c1) = (hex_of(&run(1, 0)["out"]), hex_of(&run(1, 1)["out"]));
+    let r = steps(
+        &RustCrypto,
+        "ml-kem-512",
+        json!([{"op": "keygen", "params": {"keypair": {"seed": seed}}, "inputs": [""]}]),
+        b"",
+    );
+    let key = &r[0]["runs"][0]["key"];
+    assert_eq!(hex_of(&key["pub"]).len(), 800, "{:?}", r[0]);
+    let public = json!({"pub": key["pub"]});
+    let r = steps(
+        &RustCrypto,
+        "ml-kem-512",
+        json!([
+            {"op": "encaps", "params": {"keypair": public}, "inputs": ["", ""]},
+            {"op": "encaps", "params": {"keypair": public, "randomness": hex::encode([1u8; 32])}, "inputs": ["", ""]},
+        ]),
+        b"",
+    );
+    let (c0, c1) = (hex_of(&r[0]["runs"][0]["out"]), hex_of(&r[0]["runs"][1]["out"]));
     assert_eq!(c0.len(), 768 + 32);
     assert_ne!(c0, c1, "two encapsulations are identical");
-    assert_eq!(hex_of(&run(2, 0)["out"]), c0[768..], "{:?}", r[2]);
-    let rejected = hex_of(&run(2, 1)["out"]);
-    assert!(rejected.len() == 32 && rejected != c0[768..], "{:?}", r[2]);
-    assert_eq!(run(3, 0), run(3, 1), "derandomised encapsulation differs: {:?}", r[3]);
+    assert_eq!(r[1]["runs"][0], r[1]["runs"][1], "derandomised encapsulation differs: {:?}", r[1]);
+    let mut flipped = c0[..768].to_vec();
+    flipped[0] ^= 1;
+    let inputs = json!([hex::encode(&c0[..768]), hex::encode(&flipped)]);
+    let d =
+        steps(&RustCrypto, "ml-kem-512", json!([{"op": "decaps", "params": {"keypair": key}, "inputs": inputs}]), b"");
+    assert_eq!(hex_of(&d[0]["runs"][0]["out"]), c0[768..], "{:?}", d[0]);
+    let rejected = hex_of(&d[0]["runs"][1]["out"]);
+    assert!(rejected.len() == 32 && rejected != c0[768..], "{:?}", d[0]);
     #[cfg(feature = "c-providers")]
     {
         let aws = crate::providers::provider_by_name("aws-lc-rs").unwrap();
@@ -263,7 +295,7 @@ fn ml_kem_round_trips_and_rejects_implicitly_in_both_providers() {
         let steps = json!([
             {"op": "decaps", "params": {"keypair": key}, "inputs": [hex::encode(&c0[..768]), hex::encode(&c1[..768])]},
             {"op": "keygen", "params": {"keypair": key}, "inputs": [""]},
-            {"op": "encaps", "params": {"keypair": {"pub": run(0, 0)["key"]["pub"]}, "randomness": hex::encode([1u8; 32])},
+            {"op": "encaps", "params": {"keypair": public, "randomness": hex::encode([1u8; 32])},
              "inputs": [""]},
         ]);
         let a = run_steps(aws, "ml-kem-512", Some(&steps), b"").unwrap_or_else(|e| panic!("{}", e.0));
@@ -282,19 +314,18 @@ fn pq_signatures_are_hedged_and_verify_across_providers() {
     #[cfg(feature = "c-providers")]
     signers.push((crate::providers::provider_by_name("aws-lc-rs").unwrap(), "ml-dsa-44"));
     for (p, alg) in signers {
-        let steps = json!([
-            {"op": "keygen", "inputs": [""]},
-            {"op": "sign", "params": {"keypair": {"ref": [0, 0]}}, "inputs": ["00", "00"]},
-            {"op": "verify", "params": {"keypair": {"ref": [0, 0], "parts": ["pub"]}, "signature": {"ref": [1, 0]}},
-             "inputs": ["00", "01"]},
-        ]);
-        let r = run_steps(p, alg, Some(&steps), b"").unwrap_or_else(|e| panic!("{}", e.0));
+        let key = steps(p, alg, json!([{"op": "keygen", "inputs": [""]}]), b"")[0]["runs"][0]["key"].clone();
+        let pubkey = &key["pub"];
+        let s = steps(p, alg, json!([{"op": "sign", "params": {"keypair": key}, "inputs": ["00", "00"]}]), b"");
         let info = find_algorithm(alg).unwrap();
-        let sig = hex_of(&r[1]["runs"][0]["out"]);
-        assert_eq!(sig.len(), info.output_bytes, "{} {alg}: {:?}", p.name(), r[1]);
-        assert_ne!(r[1]["runs"][0], r[1]["runs"][1], "{} {alg} signs deterministically", p.name());
-        assert_eq!(r[2]["runs"][0]["out"], "", "{} {alg}: {:?}", p.name(), r[2]);
-        assert!(r[2]["runs"][1].get("error").is_some(), "{} {alg}: {:?}", p.name(), r[2]);
+        let sig = hex_of(&s[0]["runs"][0]["out"]);
+        assert_eq!(sig.len(), info.output_bytes, "{} {alg}: {:?}", p.name(), s[0]);
+        assert_ne!(s[0]["runs"][0], s[0]["runs"][1], "{} {alg} signs deterministically", p.name());
+        let verify = json!([{"op": "verify", "params": {"keypair": {"pub": pubkey}, "signature": hex::encode(&sig)},
+            "inputs": ["00", "01"]}]);
+        let r = steps(p, alg, verify, b"");
+        assert_eq!(r[0]["runs"][0]["out"], "", "{} {alg}: {:?}", p.name(), r[0]);
+        assert!(r[0]["runs"][1].get("error").is_some(), "{} {alg}: {:?}", p.name(), r[0]);
         // the other provider verifies it
         let other: &dyn Provider = if p.name() == "rustcrypto" && alg == "ml-dsa-44" {
             #[cfg(feature = "c-providers")]
@@ -308,7 +339,6 @@ fn pq_signatures_are_hedged_and_verify_across_providers() {
         } else {
             &RustCrypto
         };
-        let pubkey = &r[0]["runs"][0]["key"]["pub"];
         let check = json!([{"op": "verify", "params": {"keypair": {"pub": pubkey}, "signature": hex::encode(&sig)}, "inputs": ["00"]}]);
         let v = run_steps(other, alg, Some(&check), b"").unwrap_or_else(|e| panic!("{}", e.0));
         assert_eq!(v[0]["runs"][0]["out"], "", "{} does not verify {}'s {alg}: {:?}", other.name(), p.name(), v[0]);
