@@ -18,6 +18,9 @@ count() {  # total lines of the files read on stdin
   echo "$total"
 }
 
+# The JVM's Keys.java turns catalogue key parts into JCA keys for JcaProvider alone (its only
+# caller): adapter code, like Python's providers/_keys.py and the key conversions that Go and Rust
+# keep in their provider files, so it is counted with the adapters, not the harness.
 # Go's cmd/ holds separate programs (the channel scenario's TLS handshake tool, a fidelity bench).
 go=$(files runners/go | grep -Ev '/prov_[^/]*\.go$|_test\.go$|/go\.(mod|sum)$|/catalogue\.json$|/cmd/' | count)
 python=$(files runners/python \
@@ -26,6 +29,6 @@ python=$(files runners/python \
 rust=$(files runners/rust/src | grep -E '\.rs$' \
   | grep -Ev '/providers/|/tests\.rs$|/layering\.rs$' | count)
 jvm=$(files runners/jvm/src/main/java \
-  | grep -Ev '/(JcaProvider|JcaNames|PqJca|Providers|JmhReference)\.java$' | count)
+  | grep -Ev '/(JcaProvider|JcaNames|PqJca|Providers|JmhReference|Keys)\.java$' | count)
 
 printf '%-7s %6s\n' runner harness go "$go" python "$python" rust "$rust" jvm "$jvm"
