@@ -55,14 +55,25 @@ tdir=${RUST_TARGET_DIR:-$here/target}
 cd "$here" || absent "no $here"
 mkdir -p "$tdir" && exec 9>"$tdir/.cryptobench-build.lock" && flock 9 || absent "cannot lock $tdir"
 export PATH="$(dirname "$CARGO"):$PATH"
-if ! out=$(CARGO_TARGET_DIR="$tdir" nice "$CARGO" build --release --locked 2>&1); then
+# RUST_BENCH=0 (make demo) leaves out the feature `bench`: criterion and its dependencies (clap,
+# regex, ciborium, ...), which only the fidelity bench (`make bench-rust`) uses. The providers and
+# the code they measure are the same; the runner's record says `build: main without the bench`,
+# and its `bench` command names `make runner-rust`, which builds the full runner again (cargo
+# rebuilds whenever the features differ from the last build's).
+features=()
+what=""
+if [ "${RUST_BENCH:-1}" = 0 ]; then
+  features=(--no-default-features --features c-providers)
+  what=" (without the fidelity bench: make runner-rust adds it)"
+fi
+if ! out=$(CARGO_TARGET_DIR="$tdir" nice "$CARGO" build --release --locked "${features[@]}" 2>&1); then
   absent "cargo build failed (is crates.io reachable?): $(echo "$out" | grep -m3 -E '^(error|warning: spurious)' | tr '\n' ' ')"
 fi
 install -m 755 "$tdir/release/cryptobench-runner-rust" "$target.tmp" && mv "$target.tmp" "$target" ||
   absent "cannot install into $dest"
 mkdir -p "$here/build" && echo "$CARGO" >"$here/build/cargo-path" # the toolchain `make test` uses
 "$target" list >/dev/null 2>&1 || absent "the built runner fails its list command"
-echo "rust runner: built $target with $("$CARGO" --version | cut -d' ' -f1-2)"
+echo "rust runner: built $target with $("$CARGO" --version | cut -d' ' -f1-2)$what"
 
 # The variant rustcrypto/soft: RustCrypto's portable backends can only be chosen at compile time,
 # so they get a build of their own (RustCrypto only, no ring, aws-lc-rs or criterion), installed

@@ -38,9 +38,14 @@ pub fn build_record() -> Value {
         "target_cpu": "the target's baseline (no -C target-cpu)",
         "build": if cfg!(cryptobench_soft) {
             "soft: rustcrypto only, its portable backends forced at compile time"
-        } else {
+        } else if cfg!(feature = "bench") {
             "main"
+        } else {
+            // make demo's (build.sh, RUST_BENCH=0): the same providers and code, no criterion
+            "main without the fidelity bench (make demo's; make runner-rust builds the full one)"
         },
+        // `bench` (the fidelity bench) is in `make setup`'s build, not in `make demo`'s
+        "commands": if cfg!(feature = "bench") { vec!["list", "serve", "bench"] } else { vec!["list", "serve"] },
         "target_features": env!("CB_TARGET_FEATURES").split(',').filter(|s| !s.is_empty()).collect::<Vec<_>>(),
     })
 }
