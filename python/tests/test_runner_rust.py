@@ -39,14 +39,17 @@ def test_list_records_the_build_and_the_crates_versions(rust_runner):
 
 
 def test_setup_builds_the_full_runner(rust_runner):
-    """`make demo` builds the runner without its fidelity bench (RUST_BENCH=0, no criterion);
-    `make setup`, which `make test` runs first, builds it again with every provider and the
-    bench, and the record says which build it is."""
+    """`make demo` builds the runner without what its suite does not use (RUST_FULL=0: no
+    fidelity bench, no SLH-DSA); `make setup`, which `make test` runs first, builds it again
+    with every provider, SLH-DSA and the bench, and the record says which build it is."""
     caps = capabilities(rust_runner)
     build = caps["machine"]["rust"]
     assert build["build"] == "main", f"{build['build']}: `make runner-rust` builds the full one"
     assert build["commands"] == ["list", "serve", "bench"]
     assert [p["name"] for p in caps["providers"]] == ["ring", "aws-lc-rs", "rustcrypto"]
+    rc = next(p for p in caps["providers"] if p["name"] == "rustcrypto")
+    offered = {a["name"] for a in rc["algorithms"]}
+    assert {"slh-dsa-sha2-128f", "slh-dsa-shake-256s", "ml-dsa-65"} <= offered
 
 
 def test_an_aead_runs_in_place_without_allocating(rust_runner):

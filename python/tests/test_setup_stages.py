@@ -80,11 +80,11 @@ def test_the_demo_builds_only_what_its_suite_measures_and_setup_builds_the_rest(
     # no scenario programs, no second (soft) Rust build and no Rust fidelity bench (criterion);
     # the demo suite, then the command of the default one
     assert "-DCB_SCENARIO_TOOLS=OFF" in demo
-    assert "RUST_SOFT=0 RUST_BENCH=0" in demo
+    assert "RUST_SOFT=0 RUST_FULL=0" in demo
     assert "run --suite demo" in demo and "--suite default" in demo
     setup = make("-n", "setup")
     assert "-DCB_SCENARIO_TOOLS=ON" in setup
-    assert "RUST_SOFT=1 RUST_BENCH=1" in setup
+    assert "RUST_SOFT=1 RUST_FULL=1" in setup
     assert "run --suite default" in make("-n", "demo", "SUITE=default")
 
 

@@ -55,16 +55,17 @@ tdir=${RUST_TARGET_DIR:-$here/target}
 cd "$here" || absent "no $here"
 mkdir -p "$tdir" && exec 9>"$tdir/.cryptobench-build.lock" && flock 9 || absent "cannot lock $tdir"
 export PATH="$(dirname "$CARGO"):$PATH"
-# RUST_BENCH=0 (make demo) leaves out the feature `bench`: criterion and its dependencies (clap,
-# regex, ciborium, ...), which only the fidelity bench (`make bench-rust`) uses. The providers and
-# the code they measure are the same; the runner's record says `build: main without the bench`,
-# and its `bench` command names `make runner-rust`, which builds the full runner again (cargo
-# rebuilds whenever the features differ from the last build's).
+# RUST_FULL=0 (make demo) builds only the feature `c-providers`, without `bench` (criterion and
+# its dependencies: clap, regex, ciborium, ..., only for `make bench-rust`) and `slh-dsa` (the
+# crate and its twelve parameter sets, which the demo suite does not measure). Every other
+# algorithm and the code that measures it are the same. The runner's record says which build it
+# is (machine.rust.build, .commands); a later `make runner-rust` or `make setup` builds the full
+# runner again (cargo rebuilds whenever the features differ from the last build's).
 features=()
 what=""
-if [ "${RUST_BENCH:-1}" = 0 ]; then
+if [ "${RUST_FULL:-1}" = 0 ]; then
   features=(--no-default-features --features c-providers)
-  what=" (without the fidelity bench: make runner-rust adds it)"
+  what=" (make demo's: without the fidelity bench and SLH-DSA; make runner-rust builds them)"
 fi
 if ! out=$(CARGO_TARGET_DIR="$tdir" nice "$CARGO" build --release --locked "${features[@]}" 2>&1); then
   absent "cargo build failed (is crates.io reachable?): $(echo "$out" | grep -m3 -E '^(error|warning: spurious)' | tr '\n' ' ')"
@@ -88,7 +89,7 @@ soft_flags='--cfg cryptobench_soft --cfg aes_backend="soft" --cfg polyval_backen
   --cfg chacha20_backend="soft" --cfg poly1305_backend="soft" --cfg sha1_backend="soft"
   --cfg sha2_backend="soft" --cfg keccak_backend="soft"'
 if out=$(RUSTFLAGS="$(echo $soft_flags)" CARGO_TARGET_DIR="$tdir/soft" nice "$CARGO" build --release \
-    --locked --no-default-features 2>&1) && mkdir -p "$(dirname "$soft")" &&
+    --locked --no-default-features --features slh-dsa 2>&1) && mkdir -p "$(dirname "$soft")" &&
   install -m 755 "$tdir/soft/release/cryptobench-runner-rust" "$soft.tmp" && mv "$soft.tmp" "$soft"; then
   echo "rust runner: built $soft (the variant rustcrypto/soft)"
 else
