@@ -1,6 +1,6 @@
 # `make demo`: only what the demo suite and its report need, then the suite. It installs
 # APT_build and APT_libs (no package that only a scenario or a test needs: `make apt-PART` or
-# `make setup` for those), builds the native runner without its tests and the scenarios' programs,
+# `make setup` for those), builds the native runner without its tests, the scenarios' programs and -g,
 # .venv without the test tools, and the runners the demo suite measures (DEMO_TARGETS: Go, Python,
 # Rust; Rust's main build without its fidelity bench and SLH-DSA, which the demo suite does not
 # use, and without its second, soft build; the JVM's is measured where `make setup` or `make
@@ -18,7 +18,7 @@ SUITE ?= demo
 DEMO_JOBS ?= 8
 
 demo:
-	+@$(MAKE) --no-print-directory -j $(DEMO_JOBS) setup-demo NATIVE_TESTS=OFF NATIVE_TOOLS=OFF \
+	+@$(MAKE) --no-print-directory -j $(DEMO_JOBS) setup-demo NATIVE_TESTS=OFF NATIVE_TOOLS=OFF NATIVE_DEBUG=OFF \
 	  VENV_EXTRAS= PHASE_QUIET=1 RUST_SOFT=0 RUST_FULL=0
 	@$(PHASE) suite $(VENV)/bin/cryptobench run --suite $(SUITE) --report report.html
 	@echo "report: $$(pwd)/report.html"

@@ -80,10 +80,12 @@ def test_the_demo_builds_only_what_its_suite_measures_and_setup_builds_the_rest(
     # no scenario programs, no second (soft) Rust build and no Rust fidelity bench (criterion);
     # the demo suite, then the command of the default one
     assert "-DCB_SCENARIO_TOOLS=OFF" in demo
+    assert "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" in demo  # same -O2, no -g
     assert "RUST_SOFT=0 RUST_FULL=0" in demo
     assert "run --suite demo" in demo and "--suite default" in demo
     setup = make("-n", "setup")
     assert "-DCB_SCENARIO_TOOLS=ON" in setup
+    assert "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g -DNDEBUG" in setup
     assert "RUST_SOFT=1 RUST_FULL=1" in setup
     assert "run --suite default" in make("-n", "demo", "SUITE=default")
 
