@@ -16,8 +16,10 @@ export RUST_TARGET_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cryptobench/rus
 # `slh-dsa` (runners/rust/build.sh says why).
 RUST_SOFT ?= 1
 RUST_FULL ?= 1
+# RUST_NICE=0 (make demo): the main build at the native build's priority (build.sh says why).
+RUST_NICE ?= 10
 runner-rust: apt-build
-	@RUST_SOFT=$(RUST_SOFT) RUST_FULL=$(RUST_FULL) $(PHASE) runner-rust bash runners/rust/build.sh $(abspath $(VENV))/bin
+	@RUST_SOFT=$(RUST_SOFT) RUST_FULL=$(RUST_FULL) RUST_NICE=$(RUST_NICE) $(PHASE) runner-rust bash runners/rust/build.sh $(abspath $(VENV))/bin
 
 # rustfmt's check (where rustfmt is installed) and the Rust unit tests, when the runner was built (the protocol tests are in
 # python/tests/test_runner_protocol.py and test_runner_rust.py, run with the other Python tests).
