@@ -11,10 +11,15 @@ TEST_TARGETS += test-runner-rust
 # second clone reuses the dependencies' builds (runners/rust/build.sh).
 export RUST_TARGET_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cryptobench/rust-target
 
-# RUST_SOFT=0 (make demo) leaves out the second build, of the variant rustcrypto/soft.
+# RUST_SOFT=0 (make demo) leaves out the second build, of the variant rustcrypto/soft, and
+# RUST_FULL=0 the main build's features `bench` (criterion, only for `make bench-rust`) and
+# `slh-dsa` (runners/rust/build.sh says why).
 RUST_SOFT ?= 1
+RUST_FULL ?= 1
+# RUST_NICE=0 (make demo): the main build at the native build's priority (build.sh says why).
+RUST_NICE ?= 10
 runner-rust: apt-build
-	@RUST_SOFT=$(RUST_SOFT) $(PHASE) runner-rust bash runners/rust/build.sh $(abspath $(VENV))/bin
+	@RUST_SOFT=$(RUST_SOFT) RUST_FULL=$(RUST_FULL) RUST_NICE=$(RUST_NICE) $(PHASE) runner-rust bash runners/rust/build.sh $(abspath $(VENV))/bin
 
 # rustfmt's check (where rustfmt is installed) and the Rust unit tests, when the runner was built (the protocol tests are in
 # python/tests/test_runner_protocol.py and test_runner_rust.py, run with the other Python tests).

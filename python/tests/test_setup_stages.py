@@ -77,14 +77,16 @@ def test_the_demo_builds_without_the_test_tools():
 
 def test_the_demo_builds_only_what_its_suite_measures_and_setup_builds_the_rest():
     demo = make("-n", "demo")
-    # no scenario programs, no second (soft) Rust build; the demo suite, then the command of
-    # the default one
+    # no scenario programs, no second (soft) Rust build and no Rust fidelity bench (criterion);
+    # the demo suite, then the command of the default one
     assert "-DCB_SCENARIO_TOOLS=OFF" in demo
-    assert "RUST_SOFT=0" in demo
+    assert "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" in demo  # same -O2, no -g
+    assert "RUST_SOFT=0 RUST_FULL=0 RUST_NICE=0" in demo  # the longest chain, not niced
     assert "run --suite demo" in demo and "--suite default" in demo
     setup = make("-n", "setup")
     assert "-DCB_SCENARIO_TOOLS=ON" in setup
-    assert "RUST_SOFT=1" in setup
+    assert "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g -DNDEBUG" in setup
+    assert "RUST_SOFT=1 RUST_FULL=1" in setup
     assert "run --suite default" in make("-n", "demo", "SUITE=default")
 
 

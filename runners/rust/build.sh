@@ -55,14 +55,29 @@ tdir=${RUST_TARGET_DIR:-$here/target}
 cd "$here" || absent "no $here"
 mkdir -p "$tdir" && exec 9>"$tdir/.cryptobench-build.lock" && flock 9 || absent "cannot lock $tdir"
 export PATH="$(dirname "$CARGO"):$PATH"
-if ! out=$(CARGO_TARGET_DIR="$tdir" nice "$CARGO" build --release --locked 2>&1); then
+# RUST_FULL=0 (make demo) builds only the feature `c-providers`, without `bench` (criterion and
+# its dependencies: clap, regex, ciborium, ..., only for `make bench-rust`) and `slh-dsa` (the
+# crate and its twelve parameter sets, which the demo suite does not measure). Every other
+# algorithm and the code that measures it are the same. The runner's record says which build it
+# is (machine.rust.build, .commands); a later `make runner-rust` or `make setup` builds the full
+# runner again (cargo rebuilds whenever the features differ from the last build's).
+features=()
+what=""
+if [ "${RUST_FULL:-1}" = 0 ]; then
+  features=(--no-default-features --features c-providers)
+  what=" (make demo's: without the fidelity bench and SLH-DSA; make runner-rust builds them)"
+fi
+# RUST_NICE (default 10): make demo passes 0. There this build is the longest chain and runs beside
+# the native build, which is not niced: at nice 10 it got about a tenth of a core until the native
+# build ended, then compiled alone, with a core idle whenever cargo had one crate left to build.
+if ! out=$(CARGO_TARGET_DIR="$tdir" nice -n "${RUST_NICE:-10}" "$CARGO" build --release --locked "${features[@]}" 2>&1); then
   absent "cargo build failed (is crates.io reachable?): $(echo "$out" | grep -m3 -E '^(error|warning: spurious)' | tr '\n' ' ')"
 fi
 install -m 755 "$tdir/release/cryptobench-runner-rust" "$target.tmp" && mv "$target.tmp" "$target" ||
   absent "cannot install into $dest"
 mkdir -p "$here/build" && echo "$CARGO" >"$here/build/cargo-path" # the toolchain `make test` uses
 "$target" list >/dev/null 2>&1 || absent "the built runner fails its list command"
-echo "rust runner: built $target with $("$CARGO" --version | cut -d' ' -f1-2)"
+echo "rust runner: built $target with $("$CARGO" --version | cut -d' ' -f1-2)$what"
 
 # The variant rustcrypto/soft: RustCrypto's portable backends can only be chosen at compile time,
 # so they get a build of their own (RustCrypto only, no ring, aws-lc-rs or criterion), installed
@@ -77,7 +92,7 @@ soft_flags='--cfg cryptobench_soft --cfg aes_backend="soft" --cfg polyval_backen
   --cfg chacha20_backend="soft" --cfg poly1305_backend="soft" --cfg sha1_backend="soft"
   --cfg sha2_backend="soft" --cfg keccak_backend="soft"'
 if out=$(RUSTFLAGS="$(echo $soft_flags)" CARGO_TARGET_DIR="$tdir/soft" nice "$CARGO" build --release \
-    --locked --no-default-features 2>&1) && mkdir -p "$(dirname "$soft")" &&
+    --locked --no-default-features --features slh-dsa 2>&1) && mkdir -p "$(dirname "$soft")" &&
   install -m 755 "$tdir/soft/release/cryptobench-runner-rust" "$soft.tmp" && mv "$soft.tmp" "$soft"; then
   echo "rust runner: built $soft (the variant rustcrypto/soft)"
 else

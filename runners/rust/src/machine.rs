@@ -27,6 +27,22 @@ pub fn locked_version(krate: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Which build this is: the main one, `make demo`'s (the main one without what its suite does not
+/// use; build.sh, RUST_FULL=0) or the soft one.
+fn build_name() -> String {
+    if cfg!(cryptobench_soft) {
+        return "soft: rustcrypto only, its portable backends forced at compile time".into();
+    }
+    let left_out: Vec<&str> = [(cfg!(feature = "bench"), "the fidelity bench"), (cfg!(feature = "slh-dsa"), "SLH-DSA")]
+        .into_iter()
+        .filter_map(|(built, what)| (!built).then_some(what))
+        .collect();
+    if left_out.is_empty() {
+        return "main".into();
+    }
+    format!("main without {} (make demo's; make runner-rust builds the full one)", left_out.join(" and "))
+}
+
 /// What the binary was compiled for: target, profile and the CPU features the compiler could
 /// assume everywhere (run-time detection picks faster code in every provider on top of these).
 pub fn build_record() -> Value {
@@ -36,11 +52,9 @@ pub fn build_record() -> Value {
         "profile": env!("CB_PROFILE"),
         "opt_level": env!("CB_OPT_LEVEL"),
         "target_cpu": "the target's baseline (no -C target-cpu)",
-        "build": if cfg!(cryptobench_soft) {
-            "soft: rustcrypto only, its portable backends forced at compile time"
-        } else {
-            "main"
-        },
+        "build": build_name(),
+        // `bench` (the fidelity bench) is in `make setup`'s build, not in `make demo`'s
+        "commands": if cfg!(feature = "bench") { vec!["list", "serve", "bench"] } else { vec!["list", "serve"] },
         "target_features": env!("CB_TARGET_FEATURES").split(',').filter(|s| !s.is_empty()).collect::<Vec<_>>(),
     })
 }

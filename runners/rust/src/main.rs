@@ -173,7 +173,7 @@ fn main() {
             #[cfg(feature = "bench")]
             std::process::exit(bench::command_bench(&mut out));
             #[cfg(not(feature = "bench"))]
-            return Err("this build of the runner has no bench (criterion is in the main build)".into());
+            return Err("this build of the runner has no bench (criterion): make runner-rust builds it with one".into());
         }
         std::process::exit(command_serve(std::io::stdin().lock(), &mut out, cpu));
     });
