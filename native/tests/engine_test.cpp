@@ -361,6 +361,40 @@ TEST(Rewarm, KeyGenerationWarmsUpForWarmupMsNotForOneKey) {
   EXPECT_EQ(c.timed_check(), "canaries intact (randomised output: not compared)");
 }
 
+TEST(Rewarm, KeyGenerationShorterThanHalfASampleIsReWarmedByUntimedKeys) {
+  fault_with("default");
+  SteppingClock clock;  // every clock read advances 1 us: a key of the warm-up takes about 1 us
+  CaseSpec spec = quick_case("fault", "keygen", "x25519", 0);
+  spec.warmup_ms = 0.02;
+  spec.target_sample_ms = 0.05;  // a key is far shorter than half a sample
+  OpenCase c(spec, clock);
+  ASSERT_EQ(c.status(), CaseStatus::Ok) << c.reason();
+  c.sample();
+  EXPECT_EQ(c.rewarms(), 0u) << "the first sample follows the warm-up";
+  clock.ns += 10000000;  // another case or process had the CPU for 10 ms
+  const uint64_t before = testing::keygen_calls();
+  c.sample();
+  EXPECT_EQ(c.rewarms(), 1u);
+  // About 0.75 ms of untimed 1-us keys, then the sample's one key.
+  EXPECT_GE(testing::keygen_calls() - before, 500u);
+}
+
+TEST(Rewarm, AKeyLongerThanHalfASampleWarmsItself) {
+  fault_with("default");
+  SteppingClock clock;
+  CaseSpec spec = quick_case("fault", "keygen", "x25519", 0);
+  spec.warmup_ms = 0.02;
+  spec.target_sample_ms = 0.001;  // half a sample (0.5 us) is shorter than a key
+  OpenCase c(spec, clock);
+  ASSERT_EQ(c.status(), CaseStatus::Ok) << c.reason();
+  c.sample();
+  clock.ns += 10000000;
+  const uint64_t before = testing::keygen_calls();
+  c.sample();
+  EXPECT_EQ(c.rewarms(), 0u);
+  EXPECT_EQ(testing::keygen_calls() - before, 1u);
+}
+
 // ---- memory -------------------------------------------------------------------------------------
 
 TEST(Heap, PeakIsTheRiseAboveTheLowestPointNotAboveTheStart) {

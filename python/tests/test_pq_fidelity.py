@@ -45,3 +45,9 @@ def test_testing_b_on_crypto_mlkem_gives_each_operation():
 def test_rounds_out_of_range_is_one_line(capsys):
     assert pq_fidelity.main(["--rounds", "0"]) == 2
     assert "--rounds must be between 1 and 50" in capsys.readouterr().err
+
+
+def test_a_cpu_this_process_may_not_use_is_one_line(capsys):
+    cpu = max(pq_fidelity.os.sched_getaffinity(0)) + 1000
+    assert pq_fidelity.main(["--rounds", "1", "--cpu", str(cpu)]) == 2
+    assert f"--cpu {cpu}: not a CPU this process may use" in capsys.readouterr().err

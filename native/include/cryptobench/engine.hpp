@@ -91,7 +91,8 @@ uint64_t calibrate(const std::function<void(uint64_t)>& body, Clock& clock, doub
                    double warmup_ns);
 
 // A sample request that starts this long after the previous sample ended is a new visit; it
-// re-warms for about kRewarmNs first (operations shorter than half a sample only).
+// re-warms for about kRewarmNs first (operations, or generated keys, shorter than half a sample
+// only).
 constexpr uint64_t kVisitGapNs = 50000;
 constexpr double kRewarmNs = 750000;
 
@@ -186,6 +187,7 @@ class OpenCase {
   uint64_t rewarms_ = 0;
   uint64_t last_sample_end_ns_ = 0;
   uint64_t iterations_ = 0;
+  double key_ns_ = 0;  // key generation: a key's mean time in the warm-up (0: not key generation)
   uint64_t calibration_ns_ = 0;
   HeapFigures heap_;
   std::vector<Sample> samples_;

@@ -300,10 +300,13 @@ void OpenCase::measure_heap_and_calibrate(Provider& provider, const Params& para
   if (op == OpKind::Keygen) {
     // Every key takes a different time (prime search): one key per sample, so the samples are
     // the distribution over keys; untimed keys for warmup_ms first (at least one).
+    uint64_t keys = 0;
     do {
       run_ops(1);
+      ++keys;
     } while (static_cast<double>(clock_.now_ns() - t0) < spec_.warmup_ms * 1e6);
     iterations_ = 1;
+    key_ns_ = static_cast<double>(clock_.now_ns() - t0) / static_cast<double>(keys);
   } else {
     iterations_ = calibrate([this](uint64_t n) { run_ops(n); }, clock_,
                             spec_.target_sample_ms * 1e6, spec_.warmup_ms * 1e6);
@@ -441,10 +444,12 @@ void OpenCase::run_ops(uint64_t n) {
 
 void OpenCase::rewarm_if_visit_began() {
   if (clock_.now_ns() - last_sample_end_ns_ <= kVisitGapNs) return;
-  // An operation longer than half a sample warms itself; re-warming it would cost a sample.
+  // An operation longer than half a sample warms itself; re-warming it would cost a sample. Key
+  // generation takes one key per sample however short a key is: a key shorter than that (ML-KEM,
+  // ML-DSA, X25519: tens of µs) is re-warmed like any operation, by untimed keys.
   const double target_ns = spec_.target_sample_ms * 1e6;
-  if (iterations_ < 2) return;
-  const double per_op = target_ns / static_cast<double>(iterations_);
+  const double per_op = iterations_ >= 2 ? target_ns / static_cast<double>(iterations_) : key_ns_;
+  if (per_op <= 0 || per_op > target_ns / 2) return;
   run_ops(static_cast<uint64_t>(std::ceil(kRewarmNs / per_op)));
   ++rewarms_;
 }
