@@ -98,10 +98,16 @@ json leak_reply(const json& req) {
   json reply = {{"type", "leak"}, {"id", spec.id}, {"status", "ok"}, {"reason", ""}};
   std::unique_ptr<Operation> op;
   try {
+    // MAC verification is no catalogue operation (a `mac` case computes a tag): asked for as a
+    // MAC algorithm's `verify`, it is resolved as the `mac` it verifies.
+    const AlgorithmInfo* mac = find_algorithm(spec.algorithm);
+    const bool mac_verify = spec.operation == "verify" && mac && mac->kind == Kind::Mac;
+    if (mac_verify) spec.operation = "mac";
     const AlgorithmInfo* info = nullptr;
     OpKind kind{};
     Provider& provider = resolve_case(spec, info, kind);
-    op = provider.prepare(spec.algorithm, kind, params);
+    op = mac_verify ? provider.prepare_mac_verify(spec.algorithm, params)
+                    : provider.prepare(spec.algorithm, kind, params);
   } catch (const Unsupported& e) {
     reply["status"] = "unsupported", reply["reason"] = e.what();
     return reply;

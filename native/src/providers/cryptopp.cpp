@@ -49,6 +49,7 @@
 #include <map>
 #include <memory>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -270,6 +271,24 @@ class MacOp : public Operation {
     mac_->Update(in, len);
     mac_->Final(out);
     return mac_->DigestSize();
+  }
+
+ private:
+  MacPtr mac_;
+};
+
+// Crypto++'s own verification: Verify() computes the tag and compares it with VerifyBufsEqual
+// (constant time), restarting the MAC as Final() does.
+class MacVerify : public MacVerifyOp {
+ public:
+  MacVerify(MacPtr mac, const Params& p) : MacVerifyOp(mac->DigestSize()), mac_(std::move(mac)) {
+    mac_->SetKey(p.key.data(), p.key.size());
+  }
+
+ protected:
+  bool verify(const uint8_t* message, size_t n, const uint8_t* tag) override {
+    mac_->Update(message, n);
+    return mac_->Verify(tag);
   }
 
  private:
@@ -756,6 +775,17 @@ class CryptoppProvider : public Provider {
       throw Error("Crypto++ " + algorithm + ": " + e.what());
     }
     throw Unsupported("cryptopp does not offer " + algorithm);
+  }
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    check_param_sizes(checked_algorithm(algorithm, OpKind::Mac), params);
+    const auto* row = lookup(kMacs, algorithm);
+    if (!row) throw Unsupported("cryptopp does not offer " + algorithm);
+    try {
+      return std::make_unique<MacVerify>(row->make(), params);
+    } catch (const cp::Exception& e) {
+      throw Error("Crypto++ " + algorithm + ": " + e.what());
+    }
   }
   std::map<std::string, std::string> code_path() const override {
     std::map<std::string, std::string> out;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -615,6 +616,15 @@ class GnutlsProvider : public Provider {
     }
     if (const KdfRow* r = lookup_kdf(algorithm)) return std::make_unique<KdfOp>(*r, *info, params);
     throw Unsupported("gnutls does not offer " + algorithm + " " + to_string(op));
+  }
+  // GnuTLS has no MAC verification function; gnutls_memcmp is its constant-time comparison.
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Mac);
+    if (!lookup(kMacs, algorithm)) throw Unsupported("gnutls does not offer " + algorithm);
+    return std::make_unique<MacCompareOp>(
+        prepare(algorithm, OpKind::Mac, params), info.output_len,
+        [](const uint8_t* a, const uint8_t* b, size_t n) { return gnutls_memcmp(a, b, n) == 0; });
   }
   KeyParts generate_key(const std::string& algorithm) override {
     const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);

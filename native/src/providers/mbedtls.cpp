@@ -10,6 +10,10 @@
 #include <mbedtls/bignum.h>
 #include <mbedtls/cipher.h>
 #include <mbedtls/cmac.h>
+#if __has_include(<mbedtls/constant_time.h>)
+#include <mbedtls/constant_time.h>  // public from 2.28 on
+#define CB_MBEDTLS_CT_MEMCMP 1
+#endif
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/dhm.h>
 #include <mbedtls/ecdh.h>
@@ -29,6 +33,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -850,6 +855,17 @@ class MbedtlsProvider : public Provider {
       return std::make_unique<CmacOp>(cipher_info(row->type, algorithm), algorithm, params);
     throw Unsupported("mbedtls does not offer " + algorithm);
   }
+#ifdef CB_MBEDTLS_CT_MEMCMP
+  // mbedTLS has no MAC verification function; mbedtls_ct_memcmp is its constant-time comparison.
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Mac);
+    return std::make_unique<MacCompareOp>(prepare(algorithm, OpKind::Mac, params), info.output_len,
+                                          [](const uint8_t* a, const uint8_t* b, size_t n) {
+                                            return mbedtls_ct_memcmp(a, b, n) == 0;
+                                          });
+  }
+#endif
   KeyParts generate_key(const std::string& algorithm) override {
     const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);
     if (info.kind == Kind::KeyPair) return generate_rsa(info, rng_.get());

@@ -46,6 +46,7 @@
 #include <cstring>
 #include <memory>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -1041,6 +1042,18 @@ class NettleProvider : public Provider {
       return std::make_unique<MacOp>(*row->meta, row->set_key, params);
     }
     throw Unsupported("nettle does not offer " + algorithm);
+  }
+  // Nettle has no MAC verification function; memeql_sec is its constant-time comparison (the one
+  // its own AEAD decryption uses).
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Mac);
+    check_param_sizes(info, params);
+    const auto* row = lookup(kMacs, algorithm);
+    if (!row) throw Unsupported("nettle does not offer " + algorithm);
+    return std::make_unique<MacCompareOp>(
+        std::make_unique<MacOp>(*row->meta, row->set_key, params), info.output_len,
+        [](const uint8_t* a, const uint8_t* b, size_t n) { return memeql_sec(a, b, n) != 0; });
   }
   KeyParts generate_key(const std::string& algorithm) override {
     const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);

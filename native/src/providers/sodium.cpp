@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -198,6 +199,27 @@ using HmacSha256 =
 using HmacSha512 =
     HmacOp<crypto_auth_hmacsha512_state, crypto_auth_hmacsha512_init, crypto_auth_hmacsha512_update,
            crypto_auth_hmacsha512_final, crypto_auth_hmacsha512_BYTES>;
+
+// libsodium's own HMAC-SHA-256 verification (crypto_verify_32 inside, constant time); it keys the
+// MAC on every call and takes 32-byte keys, the catalogue's. HMAC-SHA-512's verify takes 32-byte
+// keys only, so hmac-sha512 is verified by HmacSha512 and crypto_verify_64 (prepare_mac_verify).
+class HmacSha256Verify : public MacVerifyOp {
+ public:
+  explicit HmacSha256Verify(const Params& p)
+      : MacVerifyOp(crypto_auth_hmacsha256_BYTES), key_(p.key) {
+    if (key_.size() != crypto_auth_hmacsha256_KEYBYTES)
+      throw Unsupported("crypto_auth_hmacsha256_verify takes 32-byte keys");
+  }
+  ~HmacSha256Verify() override { sodium_memzero(key_.data(), key_.size()); }
+
+ protected:
+  bool verify(const uint8_t* message, size_t n, const uint8_t* tag) override {
+    return crypto_auth_hmacsha256_verify(tag, message, ull(n), key_.data()) == 0;
+  }
+
+ private:
+  Bytes key_;
+};
 
 // ---- public key: Ed25519 and X25519 -----------------------------------------------------------
 
@@ -390,6 +412,16 @@ class SodiumProvider : public Provider {
       return std::make_unique<HashOp>(algorithm);
     if (algorithm == "hmac-sha256") return std::make_unique<HmacSha256>(params);
     if (algorithm == "hmac-sha512") return std::make_unique<HmacSha512>(params);
+    throw Unsupported("sodium does not offer " + algorithm);
+  }
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    check_param_sizes(checked_algorithm(algorithm, OpKind::Mac), params);
+    if (algorithm == "hmac-sha256") return std::make_unique<HmacSha256Verify>(params);
+    if (algorithm == "hmac-sha512")
+      return std::make_unique<MacCompareOp>(
+          std::make_unique<HmacSha512>(params), crypto_auth_hmacsha512_BYTES,
+          [](const uint8_t* a, const uint8_t* b, size_t) { return crypto_verify_64(a, b) == 0; });
     throw Unsupported("sodium does not offer " + algorithm);
   }
   KeyParts generate_key(const std::string& algorithm) override {

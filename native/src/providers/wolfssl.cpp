@@ -1344,6 +1344,11 @@ class WolfsslProvider : public Provider {
     return make(*info, op, params);
   }
 
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params&) override {
+    throw Unsupported("wolfssl has no MAC verification of " + algorithm +
+                      " and no public constant-time comparison (its ConstantCompare is internal)");
+  }
   KeyParts generate_key(const std::string& algorithm) override {
     const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);
     const auto offered = compiled_algorithms();
