@@ -181,6 +181,13 @@ class CipherOp : public Operation {
   }
 
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong AEAD tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return aead_ && !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     gcry_cipher_hd_t h = handle_.get();
     size_t body = len;
     if (aead_ && !encrypt_) {
@@ -205,15 +212,17 @@ class CipherOp : public Operation {
       check(gcry_cipher_encrypt(h, out, body, in, body), "encrypt");
     else
       check(gcry_cipher_decrypt(h, out, body, in, body), "decrypt");
-    if (!aead_) return body;
+    out_len = body;
+    if (!aead_) return true;
     if (encrypt_) {
       check(gcry_cipher_gettag(h, out + body, info_.tag_len), "gettag");
-      return body + info_.tag_len;
+      out_len = body + info_.tag_len;
+      return true;
     }
     const gcry_error_t err = gcry_cipher_checktag(h, in + body, info_.tag_len);
-    if (gcry_err_code(err) == GPG_ERR_CHECKSUM) throw Error("authentication failed");
+    if (gcry_err_code(err) == GPG_ERR_CHECKSUM) return false;
     check(err, "checktag");
-    return body;
+    return true;
   }
 
  private:

@@ -110,20 +110,29 @@ class AeadOp : public Operation {
   }
   ~AeadOp() override { gnutls_aead_cipher_deinit(h_); }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     if (encrypt_) {
       size_t n = len + tag_len_;  // room in out; GnuTLS writes ciphertext || tag
       check(gnutls_aead_cipher_encrypt(h_, iv_.data(), iv_.size(), aad_.data(), aad_.size(),
                                        tag_len_, in, len, out, &n),
             "AEAD encrypt");
-      return n;
+      out_len = n;
+      return true;
     }
     if (len < tag_len_) throw Error("ciphertext shorter than the tag");
     size_t n = len - tag_len_;
     const int ret = gnutls_aead_cipher_decrypt(h_, iv_.data(), iv_.size(), aad_.data(), aad_.size(),
                                                tag_len_, in, len, out, &n);
-    if (ret == GNUTLS_E_DECRYPTION_FAILED) throw Error("authentication failed");
+    if (ret == GNUTLS_E_DECRYPTION_FAILED) return false;
     check(ret, "AEAD decrypt");
-    return n;
+    out_len = n;
+    return true;
   }
 
  private:

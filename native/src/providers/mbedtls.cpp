@@ -176,20 +176,29 @@ class AeadOp : public Operation {
         aad_(p.aad) {}
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
     size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
+    size_t n = 0;
     if (encrypt_) {
       check(
           mbedtls_cipher_auth_encrypt_ext(cipher_.get(), iv_.data(), iv_.size(), aad_.data(),
                                           aad_.size(), in, len, out, len + tag_len_, &n, tag_len_),
           "AEAD encrypt");
-      return n;
+      out_len = n;
+      return true;
     }
     if (len < tag_len_) throw Error("ciphertext shorter than the tag");
     int ret =
         mbedtls_cipher_auth_decrypt_ext(cipher_.get(), iv_.data(), iv_.size(), aad_.data(),
                                         aad_.size(), in, len, out, len - tag_len_, &n, tag_len_);
-    if (ret == MBEDTLS_ERR_CIPHER_AUTH_FAILED) throw Error("authentication failed");
+    if (ret == MBEDTLS_ERR_CIPHER_AUTH_FAILED) return false;
     check(ret, "AEAD decrypt");
-    return n;
+    out_len = n;
+    return true;
   }
 
  private:
@@ -455,6 +464,15 @@ class RsaEncOp : public Operation {
         oaep_(info.family == "rsa-oaep"),
         rng_(rng) {}
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n))
+      throw Error(std::string("mbedTLS ") + (oaep_ ? "RSA-OAEP" : "RSA PKCS#1 v1.5") +
+                  " decrypt: " + describe(refused_));
+    return n;
+  }
+  // A refused ciphertext is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     if (encrypt_) {
       check(oaep_
                 ? mbedtls_rsa_rsaes_oaep_encrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PUBLIC,
@@ -462,21 +480,23 @@ class RsaEncOp : public Operation {
                 : mbedtls_rsa_rsaes_pkcs1_v15_encrypt(key_.get(), Drbg::random, rng_,
                                                       MBEDTLS_RSA_PUBLIC, len, nonnull(in), out),
             oaep_ ? "RSA-OAEP encrypt" : "RSA PKCS#1 v1.5 encrypt");
-      return key_.size();
+      out_len = key_.size();
+      return true;
     }
     if (len != key_.size()) throw Error("RSA ciphertext has the wrong length");
     size_t n = 0;
-    check(oaep_
-              ? mbedtls_rsa_rsaes_oaep_decrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PRIVATE,
+    refused_ =
+        oaep_ ? mbedtls_rsa_rsaes_oaep_decrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PRIVATE,
                                                nullptr, 0, &n, in, out, key_.size())
               : mbedtls_rsa_rsaes_pkcs1_v15_decrypt(key_.get(), Drbg::random, rng_,
                                                     MBEDTLS_RSA_PRIVATE, &n, in, scratch_.data(),
-                                                    scratch_.size()),
-          oaep_ ? "RSA-OAEP decrypt" : "RSA PKCS#1 v1.5 decrypt");
+                                                    scratch_.size());
+    if (refused_ != 0) return false;
     // The constant-time PKCS#1 v1.5 decoding writes its whole output buffer (k - 11 bytes), not
     // only the message: it decrypts into scratch_, and the message is copied out.
     if (!oaep_) std::copy(scratch_.begin(), scratch_.begin() + static_cast<long>(n), out);
-    return n;
+    out_len = n;
+    return true;
   }
 
  private:
@@ -484,6 +504,7 @@ class RsaEncOp : public Operation {
   bool encrypt_, oaep_;
   Drbg* rng_;
   Bytes scratch_ = Bytes(key_.size());
+  int refused_ = 0;  // the last decryption's error code
 };
 
 KeyParts generate_rsa(const AlgorithmInfo& info, Drbg* rng) {

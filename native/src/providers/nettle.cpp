@@ -227,6 +227,13 @@ class AeadOp : public Operation {
     (encrypt ? meta.set_encrypt_key : meta.set_decrypt_key)(ctx_.get(), p.key.data());
   }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     constexpr size_t kTag = 16;
     void* ctx = ctx_.get();
     // set_nonce restarts the counter and the authenticator for a new message.
@@ -235,15 +242,17 @@ class AeadOp : public Operation {
     if (encrypt_) {
       meta_.encrypt(ctx, len, out, in);
       meta_.digest(ctx, kTag, out + len);
-      return len + kTag;
+      out_len = len + kTag;
+      return true;
     }
     if (len < kTag) throw Error("ciphertext shorter than the tag");
     const size_t body = len - kTag;
     meta_.decrypt(ctx, body, out, in);
     uint8_t tag[kTag];
     meta_.digest(ctx, kTag, tag);
-    if (!memeql_sec(tag, in + body, kTag)) throw Error("authentication failed");
-    return body;
+    if (!memeql_sec(tag, in + body, kTag)) return false;
+    out_len = body;
+    return true;
   }
 
  private:

@@ -90,6 +90,13 @@ class AeadOp : public Operation {
       : row_(row), encrypt_(encrypt), key_(p.key), nonce_(p.iv), aad_(p.aad) {}
   ~AeadOp() override { sodium_memzero(key_.data(), key_.size()); }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     unsigned long long n = 0;
     if (encrypt_) {
       check(row_.encrypt(out, &n, in, ull(len), aad_.data(), ull(aad_.size()), nullptr,
@@ -97,9 +104,10 @@ class AeadOp : public Operation {
             "AEAD encrypt");
     } else if (row_.decrypt(out, &n, nullptr, in, ull(len), aad_.data(), ull(aad_.size()),
                             nonce_.data(), key_.data()) != 0) {
-      throw Error("authentication failed");
+      return false;
     }
-    return static_cast<size_t>(n);
+    out_len = static_cast<size_t>(n);
+    return true;
   }
 
  private:
@@ -116,6 +124,12 @@ class AesGcmOp : public Operation {
   }
   ~AesGcmOp() override { sodium_memzero(&state_, sizeof state_); }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     unsigned long long n = 0;
     if (encrypt_) {
       check(
@@ -125,9 +139,10 @@ class AesGcmOp : public Operation {
     } else if (crypto_aead_aes256gcm_decrypt_afternm(out, &n, nullptr, in, ull(len), aad_.data(),
                                                      ull(aad_.size()), nonce_.data(),
                                                      &state_) != 0) {
-      throw Error("authentication failed");
+      return false;
     }
-    return static_cast<size_t>(n);
+    out_len = static_cast<size_t>(n);
+    return true;
   }
 
  private:
