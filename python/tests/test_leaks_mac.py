@@ -1,16 +1,18 @@
-"""MAC verification as a leak test (docs/leaks.md, "MAC verification"): the native runner's
-`leak` request verifies a MAC with each library's own verification or constant-time comparison
--- a tag made by Python's own hmac module verifies, tags wrong in the first or the last byte are
-refused by status --, and a short `cryptobench leaks -a hmac-sha256` run compares the classes,
-the valid one included, and shows beside a speed run's `mac` case in the report."""
+"""MAC verification as a leak test (docs/leaks.md, "MAC verification"): the native and Python
+runners' `leak` request verifies a MAC with each library's own verification or constant-time
+comparison -- a tag made by Python's own hmac module verifies, tags wrong in the first or the
+last byte are refused (by status in the native runner) --, and a short `cryptobench leaks -a
+hmac-sha256` run compares the classes, the valid one included, and shows beside a speed run's
+`mac` case in the report."""
 
 import hashlib
 import hmac
 import json
 import re
 
+import pytest
 from conftest import run_cli
-from runner_harness import Served, capabilities, tiny_case
+from runner_harness import Served, capabilities, runner_exe, tiny_case
 
 from cryptobench.scenarios.leaks.classes import mac_classes
 
@@ -26,13 +28,18 @@ def _offering(exe, algorithm: str) -> list[str]:
     ]
 
 
-def test_each_native_library_verifies_a_tag_and_refuses_a_wrong_one_by_status(native_runner):
+@pytest.mark.parametrize("runner", ["cryptobench-native", "cryptobench-runner-python"])
+def test_each_library_verifies_a_tag_and_refuses_a_wrong_one(runner):
+    """Native: by status; Python (pyca's and PyCryptodome's verify()): by exception."""
+    exe = runner_exe(runner)
+    native = runner == "cryptobench-native"
     key, message = bytes(range(32)), bytes(range(64))
     classes = mac_classes(message, hmac.new(key, message, hashlib.sha256).digest())
-    providers = _offering(native_runner, "hmac-sha256")
-    assert "openssl" in providers and "gcrypt" in providers
+    providers = _offering(exe, "hmac-sha256")
+    wanted = {"openssl", "gcrypt"} if native else {"pyca", "pycryptodome"}
+    assert wanted <= set(providers), providers
     unsupported = {}
-    with Served(native_runner) as served:
+    with Served(exe) as served:
         for provider in providers:
             reply = served.send(
                 {
@@ -49,7 +56,7 @@ def test_each_native_library_verifies_a_tag_and_refuses_a_wrong_one_by_status(na
             assert reply["status"] == "ok", (provider, reply)
             first, last, valid = reply["outcomes"]
             assert "error" in first and "error" in last and valid == {"out": ""}, (provider, reply)
-            assert reply["refusal"] == "status", provider
+            assert reply.get("refusal", "exception") == ("status" if native else "exception")
             assert [len(t) for t in reply["ns"]] == [20, 20, 20]
     # wolfSSL has neither a verification function nor a public constant-time comparison.
     assert set(unsupported) <= {"wolfssl"}, unsupported
