@@ -60,9 +60,12 @@ class Cell:
 
     @property
     def valid_comparable(self) -> bool:
-        """Whether the valid class takes the same path through the runner as the refused ones."""
-        return "valid" in self.classes and (
-            self.rejection == "implicit" or self.refusal == "status"
+        """Whether the valid class's validity is the secret and it takes the same path through
+        the runner as the refused ones."""
+        return (
+            self.test.valid_secret
+            and "valid" in self.classes
+            and (self.rejection == "implicit" or self.refusal == "status")
         )
 
     def comparisons(self) -> list[tuple[str, str, bool]]:
