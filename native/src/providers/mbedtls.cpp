@@ -11,7 +11,9 @@
 #include <mbedtls/cipher.h>
 #include <mbedtls/cmac.h>
 #if __has_include(<mbedtls/constant_time.h>)
+extern "C" {                        // 2.28's header, unlike the others, has no C++ guard
 #include <mbedtls/constant_time.h>  // public from 2.28 on
+}
 #define CB_MBEDTLS_CT_MEMCMP 1
 #endif
 #include <mbedtls/ctr_drbg.h>
