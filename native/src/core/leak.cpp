@@ -81,7 +81,17 @@ json outcome(Operation& op, const Bytes& in, Bytes& out) {
 
 json leak_reply(const json& req) {
   if (!req.contains("case")) throw SpecError("case: missing");
-  CaseSpec spec = parse_case(req["case"], json::object(), "case");
+  // MAC verification is no catalogue operation (a `mac` case computes a tag): asked for as a
+  // MAC algorithm's `verify`, it is resolved as the `mac` it verifies.
+  json case_json = req["case"];
+  bool mac_verify = false;
+  if (case_json.is_object() && case_json.value("operation", json()) == "verify" &&
+      case_json.value("algorithm", json()).is_string()) {
+    const AlgorithmInfo* mac = find_algorithm(case_json["algorithm"].get<std::string>());
+    mac_verify = mac && mac->kind == Kind::Mac;
+    if (mac_verify) case_json["operation"] = "mac";
+  }
+  CaseSpec spec = parse_case(case_json, json::object(), "case");
   if (!req.contains("classes") || !req["classes"].is_array() || req["classes"].size() < 2 ||
       req["classes"].size() > kMaxClasses)
     throw SpecError("classes: must be an array of 2 to " + std::to_string(kMaxClasses) +
@@ -98,11 +108,6 @@ json leak_reply(const json& req) {
   json reply = {{"type", "leak"}, {"id", spec.id}, {"status", "ok"}, {"reason", ""}};
   std::unique_ptr<Operation> op;
   try {
-    // MAC verification is no catalogue operation (a `mac` case computes a tag): asked for as a
-    // MAC algorithm's `verify`, it is resolved as the `mac` it verifies.
-    const AlgorithmInfo* mac = find_algorithm(spec.algorithm);
-    const bool mac_verify = spec.operation == "verify" && mac && mac->kind == Kind::Mac;
-    if (mac_verify) spec.operation = "mac";
     const AlgorithmInfo* info = nullptr;
     OpKind kind{};
     Provider& provider = resolve_case(spec, info, kind);
