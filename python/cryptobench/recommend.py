@@ -14,6 +14,7 @@ from typing import Any
 from cryptobench import security, versions
 from cryptobench.analysis import CaseResult, RunResults, is_baseline
 from cryptobench.errors import UserError
+from cryptobench.leakverdicts import Checks, Verdicts
 from cryptobench.noise import DEFAULT_NOISE
 from cryptobench.plan import format_cost
 from cryptobench.units import format_ns, format_ops, format_rate, format_size
@@ -40,55 +41,6 @@ KINDS: tuple[tuple[str, str | None, str], ...] = (
 SYMMETRIC = ("cipher", "aead", "hash", "mac")
 
 
-@dataclass(frozen=True)
-class Timing:
-    """What a `cryptobench leaks` run said about one provider's algorithm (docs/leaks.md)."""
-
-    verdict: str  # leak | no-leak | inconclusive
-    detail: str
-    run: int
-    pairs: int = 0  # paired measurements per comparison (the fewest, where they differ)
-    machine: str = ""  # where the leaks run measured (a verdict is about that machine)
-
-    @property
-    def text(self) -> str:
-        where = f", {self.machine}" if self.machine else ""
-        return f"{self.verdict}, {self.pairs} pairs (leaks run {self.run}{where})"
-
-
-def constant_time(figures: list, run_id: int, machine: str = "") -> dict[tuple[str, str], Timing]:
-    """(provider, algorithm) -> its timing verdict in a leaks run's figures: leak when any of
-    its comparisons (A/A controls aside) is one, no-leak when all are, else inconclusive. A class
-    the provider answered where it refused the base (a lax decoding) is a leak by its outcome
-    alone, whatever the timing of the other classes says."""
-    found: dict[tuple[str, str], list[tuple[str, str, int]]] = {}
-    for f in figures:
-        if f.metric != "median difference" or f.extra.get("control"):
-            continue
-        if f.extra.get("outcome_oracle"):
-            key = (f.key["provider"], f.key["algorithm"])
-            found.setdefault(key, []).append(("leak", f"by its outcome: {f.reason}", 0))
-            continue
-        if f.status != "ok":
-            continue
-        key = (f.key["provider"], f.key["algorithm"])
-        found.setdefault(key, []).append(
-            (f.extra["verdict"], f.extra.get("detail", ""), int(f.extra.get("n", len(f.values))))
-        )
-    out = {}
-    for key, verdicts in found.items():
-        pairs = min((n for v, d, n in verdicts if n), default=0)
-        leaks = [d for v, d, _ in verdicts if v == "leak"]
-        if leaks:
-            verdict, detail = "leak", leaks[0]
-        elif all(v == "no-leak" for v, _, _ in verdicts):
-            verdict, detail = "no-leak", verdicts[0][1]
-        else:
-            verdict, detail = "inconclusive", verdicts[0][1]
-        out[key] = Timing(verdict, detail, run_id, pairs, machine)
-    return out
-
-
 @dataclass
 class Choice:
     kind: str  # a KINDS name
@@ -99,7 +51,8 @@ class Choice:
     note: str = ""  # why nothing qualifies, or what to read the figure with
     tied: list[CaseResult] = field(default_factory=list)  # as fast, within the noise
     runner_up: CaseResult | None = None  # the next fastest qualifying case
-    timing: Timing | None = None  # the chosen case's constant-time verdict, where tested
+    # The chosen case's constant-time verdicts (leakverdicts.py); None when no leaks run was read.
+    constant_time: Verdicts | None = None
 
     @property
     def figure(self) -> float | None:
@@ -115,7 +68,7 @@ class Recommendation:
     year: int
     requested_size: int
     choices: list[Choice] = field(default_factory=list)
-    leaks: dict[tuple[str, str], Timing] = field(default_factory=dict)
+    checks: Checks = field(default_factory=Checks)
 
 
 def recommend(
@@ -124,18 +77,18 @@ def recommend(
     size: int = DEFAULT_SIZE,
     year: int | None = None,
     noise: float = DEFAULT_NOISE,
-    leaks: dict[tuple[str, str], Timing] | None = None,
+    checks: Checks | None = None,
     avoid_leaky: bool = False,
 ) -> Recommendation:
     """`noise`: the machine's run-to-run noise (noise.py); two providers whose confidence
-    intervals overlap or whose medians differ by less than it are tied, not ranked. `leaks`:
-    the verdicts of a leaks run (constant_time), shown beside each choice; `avoid_leaky` passes
-    over every case that run found leaky."""
-    leaks = leaks or {}
+    intervals overlap or whose medians differ by less than it are tied, not ranked. `checks`:
+    the constant-time verdicts of the store's leaks runs (leakverdicts.load), shown beside each
+    choice; `avoid_leaky` passes over every case they found leaky, by timing or by taint."""
+    checks = checks or Checks()
     year = year or security.current_year()
     check_level(level)
     levels = security.levels()
-    rec = Recommendation(results, level, year, size, leaks=leaks)
+    rec = Recommendation(results, level, year, size, checks=checks)
     # What a user can deploy: a library's own configuration, not a variant with acceleration
     # switched off (a noise win of `botan/noaesni` is no recommendation); never the null
     # provider, which measures the harness, not a library.
@@ -151,7 +104,7 @@ def recommend(
             continue
         passed_over = []
         if avoid_leaky:
-            passed_over = [c for c in qualifying if _timing(leaks, c, "leak")]
+            passed_over = [c for c in qualifying if checks.of(c.label, c.algorithm).leaky]
             qualifying = [c for c in qualifying if c not in passed_over]
             if not qualifying:
                 rec.choices.append(Choice(name, None, note="every qualifying case was found leaky"))
@@ -189,8 +142,12 @@ def recommend(
         note = "; ".join(notes)
         rec.choices.append(
             Choice(name, best, levels.get(best.algorithm), at, len(qualifying), note, tied,
-                   runner_up, leaks.get((best.provider, best.algorithm)))
+                   runner_up)
         )  # fmt: skip
+    if checks:
+        for ch in rec.choices:
+            if ch.case is not None:
+                ch.constant_time = checks.of(ch.case.label, ch.case.algorithm)
     return rec
 
 
@@ -208,11 +165,6 @@ def _against_system(best: CaseResult, ranked: list[CaseResult], name: str, noise
     if _tied(best, system, noise):
         return f"tied with the system {family} ({ratio:.2f}×, within the noise)"
     return f"{best.label} {ratio:.1f}× the system {family}"
-
-
-def _timing(leaks: dict[tuple[str, str], Timing], c: CaseResult, verdict: str) -> bool:
-    found = leaks.get((c.provider, c.algorithm))
-    return found is not None and found.verdict == verdict
 
 
 def check_level(level: int) -> None:
@@ -335,17 +287,7 @@ def to_json(rec: Recommendation) -> dict[str, Any]:
                     for t in ch.tied
                 ],
                 "documents": statuses(ch.rating, rec.year),
-                "constant_time": (
-                    {
-                        "verdict": ch.timing.verdict,
-                        "detail": ch.timing.detail,
-                        "leaks_run": ch.timing.run,
-                        "pairs": ch.timing.pairs,
-                        "machine": ch.timing.machine,
-                    }
-                    if ch.timing
-                    else None
-                ),
+                "constant_time": ch.constant_time.to_json() if ch.constant_time else None,
             }
         rows.append(row)
     return {
@@ -391,9 +333,9 @@ def text_rows(rec: Recommendation) -> list[list[str]]:
     rows = []
     for ch in rec.choices:
         c = ch.case
-        timing = [] if not rec.leaks else [ch.timing.text if ch.timing else "not tested"]
+        timing = [ch.constant_time.text(c.operation)] if c and ch.constant_time else []
         if c is None:
-            rows.append([ch.kind, "-", "-", "-", "-", "-", *(["-"] if rec.leaks else []), ch.note])
+            rows.append([ch.kind, "-", "-", "-", "-", "-", *(["-"] if rec.checks else []), ch.note])
             continue
         figure = figure_text(ch.kind, c)
         st = statuses(ch.rating, rec.year)

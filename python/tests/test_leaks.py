@@ -162,8 +162,8 @@ def test_an_invalid_class_answered_beside_refused_ones_is_set_aside_not_compared
     assert check_outcomes(cell, outcomes({"short-padding"})) == ""
     assert cell.accepted == ["short-padding"] and cell.rejection == "refused"
     assert all("short-padding" not in c for c in cell.comparisons())
-    # Stored as an outcome oracle, which recommend's constant_time reads as a leak.
-    from cryptobench.recommend import constant_time
+    # Stored as an outcome oracle, which leakverdicts.constant_time reads as a leak.
+    from cryptobench.leakverdicts import constant_time
     from cryptobench.scenarios.leaks.measure import figures
 
     cell.times = {n: [1000.0 + i for i in range(40)] for n in test.class_names}
@@ -268,7 +268,7 @@ def test_leaks_refuses_an_algorithm_without_classes_in_one_line(native_runner):
 
 def test_recommend_reads_a_leaks_run_per_provider_and_algorithm():
     from cryptobench.figures import Figure
-    from cryptobench.recommend import constant_time
+    from cryptobench.leakverdicts import constant_time
 
     def comparison(provider, classes, verdict, control=False):
         key = {
@@ -302,7 +302,7 @@ def test_a_class_answered_where_the_base_is_refused_is_a_leak_whatever_the_timin
     """libgcrypt 1.10.1 answers PKCS#1 v1.5 padding shorter than 8 bytes while it refuses the
     base class: the measured comparisons of its other classes must not make it 'no-leak'."""
     from cryptobench.figures import Figure, failed
-    from cryptobench.recommend import constant_time
+    from cryptobench.leakverdicts import constant_time
 
     key = {"provider": "gcrypt", "algorithm": "rsa-2048-pkcs1v15-enc", "operation": "decrypt"}
     timed = Figure(
@@ -326,5 +326,9 @@ def test_a_class_answered_where_the_base_is_refused_is_a_leak_whatever_the_timin
 
 
 def test_recommend_refuses_avoid_leaky_without_a_leaks_run(tmp_path):
-    done = run_cli("recommend", "--avoid-leaky", "--db", str(tmp_path / "none.db"))
-    assert done.returncode != 0 and "--avoid-leaky needs --leaks RUN" in done.stderr
+    from conftest import store_run
+
+    db, _ = store_run(tmp_path / "r.db", {("alpha", "default", "hash", "sha256", 64): 100.0})
+    done = run_cli("recommend", "--avoid-leaky", "--db", str(db.path))
+    assert done.returncode != 0
+    assert "--avoid-leaky: no constant-time verdict in" in done.stderr

@@ -153,6 +153,15 @@ class Provider {
   // key. The gate compares them with the reference key and signs with them. Throws Unsupported
   // by default.
   virtual KeyParts decode_key(const std::string& algorithm, const Bytes& encoded);
+  // MAC verification, asked for only by the `leak` request (a `verify` of a MAC algorithm; the
+  // catalogue has no such operation: a `mac` case computes a tag). run()'s input is message ||
+  // tag (the algorithm's output_len bytes); it returns 0 for a valid tag and throws Error for a
+  // wrong one, and try_run() returns false instead (refuses_by_status). By the library's own
+  // verification where it has one (gcry_mac_verify, Botan's verify_mac, Crypto++'s Verify), else
+  // its tag and its own constant-time comparison (mac_verify.hpp). Throws Unsupported by default
+  // (docs/leaks.md, "MAC verification").
+  virtual std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                        const Params& params);
   // What the library says about its code path: a flat map of strings, e.g.
   // {"hwfeatures": "intel-aesni:intel-pclmul", "ia32cap": "0x...:0x..."}.
   virtual std::map<std::string, std::string> code_path() const = 0;

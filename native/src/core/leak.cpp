@@ -81,7 +81,17 @@ json outcome(Operation& op, const Bytes& in, Bytes& out) {
 
 json leak_reply(const json& req) {
   if (!req.contains("case")) throw SpecError("case: missing");
-  CaseSpec spec = parse_case(req["case"], json::object(), "case");
+  // MAC verification is no catalogue operation (a `mac` case computes a tag): asked for as a
+  // MAC algorithm's `verify`, it is resolved as the `mac` it verifies.
+  json case_json = req["case"];
+  bool mac_verify = false;
+  if (case_json.is_object() && case_json.value("operation", json()) == "verify" &&
+      case_json.value("algorithm", json()).is_string()) {
+    const AlgorithmInfo* mac = find_algorithm(case_json["algorithm"].get<std::string>());
+    mac_verify = mac && mac->kind == Kind::Mac;
+    if (mac_verify) case_json["operation"] = "mac";
+  }
+  CaseSpec spec = parse_case(case_json, json::object(), "case");
   if (!req.contains("classes") || !req["classes"].is_array() || req["classes"].size() < 2 ||
       req["classes"].size() > kMaxClasses)
     throw SpecError("classes: must be an array of 2 to " + std::to_string(kMaxClasses) +
@@ -101,7 +111,8 @@ json leak_reply(const json& req) {
     const AlgorithmInfo* info = nullptr;
     OpKind kind{};
     Provider& provider = resolve_case(spec, info, kind);
-    op = provider.prepare(spec.algorithm, kind, params);
+    op = mac_verify ? provider.prepare_mac_verify(spec.algorithm, params)
+                    : provider.prepare(spec.algorithm, kind, params);
   } catch (const Unsupported& e) {
     reply["status"] = "unsupported", reply["reason"] = e.what();
     return reply;

@@ -91,6 +91,12 @@ KeyParts Provider::decode_key(const std::string& algorithm, const Bytes&) {
   throw Unsupported(name() + " cannot decode " + algorithm);
 }
 
+std::unique_ptr<Operation> Provider::prepare_mac_verify(const std::string& algorithm,
+                                                        const Params&) {
+  throw Unsupported("the " + name() + " adapter has no MAC verification of " + algorithm +
+                    " (docs/leaks.md, \"MAC verification\")");
+}
+
 Registrar::Registrar(const char* name, ProviderFactory factory) {
   table()[name].factory = std::move(factory);
 }

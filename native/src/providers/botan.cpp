@@ -41,6 +41,7 @@
 #include <cstring>
 #include <map>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -266,9 +267,28 @@ class MacOp : public Operation {
     mac_->final(out);
     return mac_->output_length();
   }
+  // Botan's own verification: verify_mac compares with constant_time_compare.
+  bool verify(const uint8_t* in, size_t len, const uint8_t* tag, size_t tag_len) {
+    mac_->update(in, len);
+    return mac_->verify_mac(tag, tag_len);
+  }
 
  private:
   std::unique_ptr<Botan::MessageAuthenticationCode> mac_;
+};
+
+class MacVerify : public MacVerifyOp {
+ public:
+  MacVerify(const AlgorithmInfo& info, const char* spec, const Params& p)
+      : MacVerifyOp(info.output_len), mac_(info, spec, p) {}
+
+ protected:
+  bool verify(const uint8_t* message, size_t n, const uint8_t* tag) override {
+    return mac_.verify(message, n, tag, tag_len_);
+  }
+
+ private:
+  MacOp mac_;
 };
 
 // ---- public-key operations and KDFs ------------------------------------------------------------
@@ -851,6 +871,13 @@ class BotanProvider : public Provider {
         return std::make_unique<MacOp>(*info, b->spec, params);
     }
     throw Unsupported("botan does not offer " + algorithm);
+  }
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Mac);
+    const Binding* b = find_binding(algorithm);
+    if (!b || b->api != Api::Mac) throw Unsupported("botan does not offer " + algorithm);
+    return std::make_unique<MacVerify>(info, b->spec, params);
   }
   std::map<std::string, std::string> code_path() const override {
     std::map<std::string, std::string> out;

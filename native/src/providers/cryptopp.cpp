@@ -55,6 +55,7 @@
 #include <string_view>
 #include <utility>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -222,6 +223,13 @@ class AeadOp : public Operation {
     aead_->SetKeyWithIV(p.key.data(), p.key.size(), iv_.data(), iv_.size());
   }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     const int iv_len = static_cast<int>(iv_.size());
     if (encrypt_) {
       // The one-call API resynchronises with the IV, declares the lengths, absorbs the AAD,
@@ -229,7 +237,8 @@ class AeadOp : public Operation {
       // its Poly1305 key per nonce through AlgorithmParameters, which allocates, whatever API).
       aead_->EncryptAndAuthenticate(out, out + len, kTagLen, iv_.data(), iv_len, aad_.data(),
                                     aad_.size(), in, len);
-      return len + kTagLen;
+      out_len = len + kTagLen;
+      return true;
     }
     if (len < kTagLen) throw Error("ciphertext shorter than the tag");
     const size_t body = len - kTagLen;
@@ -241,8 +250,9 @@ class AeadOp : public Operation {
     aead_->ProcessData(out, in, body);
     cp::byte tag[kTagLen];
     aead_->TruncatedFinal(tag, kTagLen);
-    if (!cp::VerifyBufsEqual(tag, in + body, kTagLen)) throw Error("authentication failed");
-    return body;
+    if (!cp::VerifyBufsEqual(tag, in + body, kTagLen)) return false;
+    out_len = body;
+    return true;
   }
 
  private:
@@ -276,6 +286,24 @@ class MacOp : public Operation {
     mac_->Update(in, len);
     mac_->Final(out);
     return mac_->DigestSize();
+  }
+
+ private:
+  MacPtr mac_;
+};
+
+// Crypto++'s own verification: Verify() computes the tag and compares it with VerifyBufsEqual
+// (constant time), restarting the MAC as Final() does.
+class MacVerify : public MacVerifyOp {
+ public:
+  MacVerify(MacPtr mac, const Params& p) : MacVerifyOp(mac->DigestSize()), mac_(std::move(mac)) {
+    mac_->SetKey(p.key.data(), p.key.size());
+  }
+
+ protected:
+  bool verify(const uint8_t* message, size_t n, const uint8_t* tag) override {
+    mac_->Update(message, n);
+    return mac_->Verify(tag);
   }
 
  private:
@@ -532,13 +560,22 @@ class DecryptOp : public Operation {
             cp::RandomNumberGenerator& rng)
       : info_(info), dec_(key), rng_(rng) {}
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("Crypto++ " + info_.name + ": decryption failed");
+    return n;
+  }
+  // Decrypt() reports an invalid padding in its result, a status (docs/leaks.md, "Valid against
+  // invalid").
+  bool refuses_by_status() const override { return true; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     if (len != dec_.FixedCiphertextLength())
       throw Error("Crypto++ " + info_.name + ": ciphertext is not " +
                   std::to_string(dec_.FixedCiphertextLength()) + " bytes");
     const cp::DecodingResult r =
         guarded_run(info_.name, [&] { return dec_.Decrypt(rng_, in, len, out); });
-    if (!r.isValidCoding) throw Error("Crypto++ " + info_.name + ": decryption failed");
-    return r.messageLength;
+    if (!r.isValidCoding) return false;
+    out_len = r.messageLength;
+    return true;
   }
 
  private:
@@ -877,6 +914,17 @@ class CryptoppProvider : public Provider {
       throw Error("Crypto++ " + algorithm + ": " + e.what());
     }
     throw Unsupported("cryptopp does not offer " + algorithm);
+  }
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    check_param_sizes(checked_algorithm(algorithm, OpKind::Mac), params);
+    const auto* row = lookup(kMacs, algorithm);
+    if (!row) throw Unsupported("cryptopp does not offer " + algorithm);
+    try {
+      return std::make_unique<MacVerify>(row->make(), params);
+    } catch (const cp::Exception& e) {
+      throw Error("Crypto++ " + algorithm + ": " + e.what());
+    }
   }
   std::map<std::string, std::string> code_path() const override {
     std::map<std::string, std::string> out;

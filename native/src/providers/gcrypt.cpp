@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -180,6 +181,13 @@ class CipherOp : public Operation {
   }
 
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong AEAD tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return aead_ && !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     gcry_cipher_hd_t h = handle_.get();
     size_t body = len;
     if (aead_ && !encrypt_) {
@@ -204,15 +212,17 @@ class CipherOp : public Operation {
       check(gcry_cipher_encrypt(h, out, body, in, body), "encrypt");
     else
       check(gcry_cipher_decrypt(h, out, body, in, body), "decrypt");
-    if (!aead_) return body;
+    out_len = body;
+    if (!aead_) return true;
     if (encrypt_) {
       check(gcry_cipher_gettag(h, out + body, info_.tag_len), "gettag");
-      return body + info_.tag_len;
+      out_len = body + info_.tag_len;
+      return true;
     }
     const gcry_error_t err = gcry_cipher_checktag(h, in + body, info_.tag_len);
-    if (gcry_err_code(err) == GPG_ERR_CHECKSUM) throw Error("authentication failed");
+    if (gcry_err_code(err) == GPG_ERR_CHECKSUM) return false;
     check(err, "checktag");
-    return body;
+    return true;
   }
 
  private:
@@ -274,10 +284,33 @@ class MacOp : public Operation {
     check(gcry_mac_read(h_, out, &n), "mac read");
     return n;
   }
+  // libgcrypt's own verification: gcry_mac_verify compares with buf_eq_const (constant time).
+  bool verify(const uint8_t* in, size_t len, const uint8_t* tag) {
+    check(gcry_mac_reset(h_), "mac reset");
+    if (len) check(gcry_mac_write(h_, in, len), "mac write");
+    const gcry_error_t err = gcry_mac_verify(h_, tag, len_);
+    if (gcry_err_code(err) == GPG_ERR_CHECKSUM) return false;
+    check(err, "mac verify");
+    return true;
+  }
 
  private:
   size_t len_;
   gcry_mac_hd_t h_ = nullptr;
+};
+
+class MacVerify : public MacVerifyOp {
+ public:
+  MacVerify(const AlgorithmInfo& info, int algo, const Params& p)
+      : MacVerifyOp(info.output_len), mac_(info, algo, p) {}
+
+ protected:
+  bool verify(const uint8_t* message, size_t n, const uint8_t* tag) override {
+    return mac_.verify(message, n, tag);
+  }
+
+ private:
+  MacOp mac_;
 };
 
 // ---- public-key operations --------------------------------------------------------------------
@@ -1033,6 +1066,15 @@ class GcryptProvider : public Provider {
     if (const AlgoRow* row = lookup(kMacs, algorithm))
       return std::make_unique<MacOp>(*info, row->algo, params);
     return prepare_public_key(*info, op, params);
+  }
+
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Mac);
+    const AlgoRow* row = lookup(kMacs, algorithm);
+    if (!row || std::find(available_.begin(), available_.end(), algorithm) == available_.end())
+      throw Unsupported("gcrypt does not offer " + algorithm);
+    return std::make_unique<MacVerify>(info, row->algo, params);
   }
 
   KeyParts generate_key(const std::string& algorithm) override {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -111,20 +112,29 @@ class AeadOp : public Operation {
   }
   ~AeadOp() override { gnutls_aead_cipher_deinit(h_); }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     if (encrypt_) {
       size_t n = len + tag_len_;  // room in out; GnuTLS writes ciphertext || tag
       check(gnutls_aead_cipher_encrypt(h_, iv_.data(), iv_.size(), aad_.data(), aad_.size(),
                                        tag_len_, in, len, out, &n),
             "AEAD encrypt");
-      return n;
+      out_len = n;
+      return true;
     }
     if (len < tag_len_) throw Error("ciphertext shorter than the tag");
     size_t n = len - tag_len_;
     const int ret = gnutls_aead_cipher_decrypt(h_, iv_.data(), iv_.size(), aad_.data(), aad_.size(),
                                                tag_len_, in, len, out, &n);
-    if (ret == GNUTLS_E_DECRYPTION_FAILED) throw Error("authentication failed");
+    if (ret == GNUTLS_E_DECRYPTION_FAILED) return false;
     check(ret, "AEAD decrypt");
-    return n;
+    out_len = n;
+    return true;
   }
 
  private:
@@ -707,6 +717,15 @@ class GnutlsProvider : public Provider {
     }
     if (const KdfRow* r = lookup_kdf(algorithm)) return std::make_unique<KdfOp>(*r, *info, params);
     throw Unsupported("gnutls does not offer " + algorithm + " " + to_string(op));
+  }
+  // GnuTLS has no MAC verification function; gnutls_memcmp is its constant-time comparison.
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Mac);
+    if (!lookup(kMacs, algorithm)) throw Unsupported("gnutls does not offer " + algorithm);
+    return std::make_unique<MacCompareOp>(
+        prepare(algorithm, OpKind::Mac, params), info.output_len,
+        [](const uint8_t* a, const uint8_t* b, size_t n) { return gnutls_memcmp(a, b, n) == 0; });
   }
   KeyParts decode_key(const std::string& algorithm, const Bytes& encoded) override {
     const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keyload);

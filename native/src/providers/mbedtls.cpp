@@ -11,6 +11,12 @@
 #include <mbedtls/bignum.h>
 #include <mbedtls/cipher.h>
 #include <mbedtls/cmac.h>
+#if __has_include(<mbedtls/constant_time.h>)
+extern "C" {                        // 2.28's header, unlike the others, has no C++ guard
+#include <mbedtls/constant_time.h>  // public from 2.28 on
+}
+#define CB_MBEDTLS_CT_MEMCMP 1
+#endif
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/dhm.h>
 #include <mbedtls/ecdh.h>
@@ -35,6 +41,7 @@
 #include <cstring>
 #include <utility>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -177,20 +184,29 @@ class AeadOp : public Operation {
         aad_(p.aad) {}
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
     size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
+    size_t n = 0;
     if (encrypt_) {
       check(
           mbedtls_cipher_auth_encrypt_ext(cipher_.get(), iv_.data(), iv_.size(), aad_.data(),
                                           aad_.size(), in, len, out, len + tag_len_, &n, tag_len_),
           "AEAD encrypt");
-      return n;
+      out_len = n;
+      return true;
     }
     if (len < tag_len_) throw Error("ciphertext shorter than the tag");
     int ret =
         mbedtls_cipher_auth_decrypt_ext(cipher_.get(), iv_.data(), iv_.size(), aad_.data(),
                                         aad_.size(), in, len, out, len - tag_len_, &n, tag_len_);
-    if (ret == MBEDTLS_ERR_CIPHER_AUTH_FAILED) throw Error("authentication failed");
+    if (ret == MBEDTLS_ERR_CIPHER_AUTH_FAILED) return false;
     check(ret, "AEAD decrypt");
-    return n;
+    out_len = n;
+    return true;
   }
 
  private:
@@ -456,6 +472,15 @@ class RsaEncOp : public Operation {
         oaep_(info.family == "rsa-oaep"),
         rng_(rng) {}
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n))
+      throw Error(std::string("mbedTLS ") + (oaep_ ? "RSA-OAEP" : "RSA PKCS#1 v1.5") +
+                  " decrypt: " + describe(refused_));
+    return n;
+  }
+  // A refused ciphertext is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     if (encrypt_) {
       check(oaep_
                 ? mbedtls_rsa_rsaes_oaep_encrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PUBLIC,
@@ -463,21 +488,23 @@ class RsaEncOp : public Operation {
                 : mbedtls_rsa_rsaes_pkcs1_v15_encrypt(key_.get(), Drbg::random, rng_,
                                                       MBEDTLS_RSA_PUBLIC, len, nonnull(in), out),
             oaep_ ? "RSA-OAEP encrypt" : "RSA PKCS#1 v1.5 encrypt");
-      return key_.size();
+      out_len = key_.size();
+      return true;
     }
     if (len != key_.size()) throw Error("RSA ciphertext has the wrong length");
     size_t n = 0;
-    check(oaep_
-              ? mbedtls_rsa_rsaes_oaep_decrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PRIVATE,
+    refused_ =
+        oaep_ ? mbedtls_rsa_rsaes_oaep_decrypt(key_.get(), Drbg::random, rng_, MBEDTLS_RSA_PRIVATE,
                                                nullptr, 0, &n, in, out, key_.size())
               : mbedtls_rsa_rsaes_pkcs1_v15_decrypt(key_.get(), Drbg::random, rng_,
                                                     MBEDTLS_RSA_PRIVATE, &n, in, scratch_.data(),
-                                                    scratch_.size()),
-          oaep_ ? "RSA-OAEP decrypt" : "RSA PKCS#1 v1.5 decrypt");
+                                                    scratch_.size());
+    if (refused_ != 0) return false;
     // The constant-time PKCS#1 v1.5 decoding writes its whole output buffer (k - 11 bytes), not
     // only the message: it decrypts into scratch_, and the message is copied out.
     if (!oaep_) std::copy(scratch_.begin(), scratch_.begin() + static_cast<long>(n), out);
-    return n;
+    out_len = n;
+    return true;
   }
 
  private:
@@ -485,6 +512,7 @@ class RsaEncOp : public Operation {
   bool encrypt_, oaep_;
   Drbg* rng_;
   Bytes scratch_ = Bytes(key_.size());
+  int refused_ = 0;  // the last decryption's error code
 };
 
 KeyParts generate_rsa(const AlgorithmInfo& info, Drbg* rng) {
@@ -1001,6 +1029,17 @@ class MbedtlsProvider : public Provider {
       return std::make_unique<CmacOp>(cipher_info(row->type, algorithm), algorithm, params);
     throw Unsupported("mbedtls does not offer " + algorithm);
   }
+#ifdef CB_MBEDTLS_CT_MEMCMP
+  // mbedTLS has no MAC verification function; mbedtls_ct_memcmp is its constant-time comparison.
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Mac);
+    return std::make_unique<MacCompareOp>(prepare(algorithm, OpKind::Mac, params), info.output_len,
+                                          [](const uint8_t* a, const uint8_t* b, size_t n) {
+                                            return mbedtls_ct_memcmp(a, b, n) == 0;
+                                          });
+  }
+#endif
   KeyParts generate_key(const std::string& algorithm) override {
     const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);
     if (info.kind == Kind::KeyPair) return generate_rsa(info, rng_.get());

@@ -46,6 +46,7 @@
 #include <cstring>
 #include <memory>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -226,6 +227,13 @@ class AeadOp : public Operation {
     (encrypt ? meta.set_encrypt_key : meta.set_decrypt_key)(ctx_.get(), p.key.data());
   }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     constexpr size_t kTag = 16;
     void* ctx = ctx_.get();
     // set_nonce restarts the counter and the authenticator for a new message.
@@ -234,15 +242,17 @@ class AeadOp : public Operation {
     if (encrypt_) {
       meta_.encrypt(ctx, len, out, in);
       meta_.digest(ctx, kTag, out + len);
-      return len + kTag;
+      out_len = len + kTag;
+      return true;
     }
     if (len < kTag) throw Error("ciphertext shorter than the tag");
     const size_t body = len - kTag;
     meta_.decrypt(ctx, body, out, in);
     uint8_t tag[kTag];
     meta_.digest(ctx, kTag, tag);
-    if (!memeql_sec(tag, in + body, kTag)) throw Error("authentication failed");
-    return body;
+    if (!memeql_sec(tag, in + body, kTag)) return false;
+    out_len = body;
+    return true;
   }
 
  private:
@@ -1041,6 +1051,18 @@ class NettleProvider : public Provider {
       return std::make_unique<MacOp>(*row->meta, row->set_key, params);
     }
     throw Unsupported("nettle does not offer " + algorithm);
+  }
+  // Nettle has no MAC verification function; memeql_sec is its constant-time comparison (the one
+  // its own AEAD decryption uses).
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Mac);
+    check_param_sizes(info, params);
+    const auto* row = lookup(kMacs, algorithm);
+    if (!row) throw Unsupported("nettle does not offer " + algorithm);
+    return std::make_unique<MacCompareOp>(
+        std::make_unique<MacOp>(*row->meta, row->set_key, params), info.output_len,
+        [](const uint8_t* a, const uint8_t* b, size_t n) { return memeql_sec(a, b, n) != 0; });
   }
   KeyParts generate_key(const std::string& algorithm) override {
     const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);

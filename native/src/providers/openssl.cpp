@@ -26,6 +26,7 @@
 #include <list>
 #include <mutex>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 // The system library's adapter is "openssl"; native/cmake/versions.cmake compiles this file again
@@ -956,6 +957,16 @@ class OpensslProvider : public Provider {
     Decoded decoded;
     decode_encoded(encoding_of(algorithm), encoded.data(), encoded.size(), decoded);
     return decoded.cert ? export_public(info, decoded.key()) : export_key(info, decoded.key());
+  }
+  // OpenSSL has no MAC verification function; CRYPTO_memcmp is its constant-time comparison.
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    const char* inner = lookup(kMacs, algorithm);
+    if (!inner) throw Unsupported(std::string(CB_PROVIDER_NAME) + " does not offer " + algorithm);
+    return std::make_unique<MacCompareOp>(
+        std::make_unique<MacOp>(algorithm, inner, params),
+        checked_algorithm(algorithm, OpKind::Mac).output_len,
+        [](const uint8_t* a, const uint8_t* b, size_t n) { return CRYPTO_memcmp(a, b, n) == 0; });
   }
   std::map<std::string, std::string> code_path() const override {
     // "CPUINFO: OPENSSL_ia32cap=0x...:0x..." -- the capability vector after the env mask.

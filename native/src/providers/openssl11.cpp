@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 #ifndef CB_PROVIDER_NAME
@@ -602,6 +603,16 @@ class Openssl11Provider : public Provider {
                         ": public-key encryption, key agreement and KDFs are not on the "
                         "1.1.1-API path yet");
     throw Unsupported(std::string(CB_PROVIDER_NAME " does not offer ") + algorithm);
+  }
+  // No MAC verification function; CRYPTO_memcmp is OpenSSL's constant-time comparison.
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Mac);
+    if (!lookup(kMacs, algorithm))
+      throw Unsupported(std::string(CB_PROVIDER_NAME " does not offer ") + algorithm);
+    return std::make_unique<MacCompareOp>(
+        prepare(algorithm, OpKind::Mac, params), info.output_len,
+        [](const uint8_t* a, const uint8_t* b, size_t n) { return CRYPTO_memcmp(a, b, n) == 0; });
   }
   std::map<std::string, std::string> code_path() const override {
     std::map<std::string, std::string> out;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -89,6 +90,13 @@ class AeadOp : public Operation {
       : row_(row), encrypt_(encrypt), key_(p.key), nonce_(p.iv), aad_(p.aad) {}
   ~AeadOp() override { sodium_memzero(key_.data(), key_.size()); }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     unsigned long long n = 0;
     if (encrypt_) {
       check(row_.encrypt(out, &n, in, ull(len), aad_.data(), ull(aad_.size()), nullptr,
@@ -96,9 +104,10 @@ class AeadOp : public Operation {
             "AEAD encrypt");
     } else if (row_.decrypt(out, &n, nullptr, in, ull(len), aad_.data(), ull(aad_.size()),
                             nonce_.data(), key_.data()) != 0) {
-      throw Error("authentication failed");
+      return false;
     }
-    return static_cast<size_t>(n);
+    out_len = static_cast<size_t>(n);
+    return true;
   }
 
  private:
@@ -115,6 +124,12 @@ class AesGcmOp : public Operation {
   }
   ~AesGcmOp() override { sodium_memzero(&state_, sizeof state_); }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     unsigned long long n = 0;
     if (encrypt_) {
       check(
@@ -124,9 +139,10 @@ class AesGcmOp : public Operation {
     } else if (crypto_aead_aes256gcm_decrypt_afternm(out, &n, nullptr, in, ull(len), aad_.data(),
                                                      ull(aad_.size()), nonce_.data(),
                                                      &state_) != 0) {
-      throw Error("authentication failed");
+      return false;
     }
-    return static_cast<size_t>(n);
+    out_len = static_cast<size_t>(n);
+    return true;
   }
 
  private:
@@ -198,6 +214,27 @@ using HmacSha256 =
 using HmacSha512 =
     HmacOp<crypto_auth_hmacsha512_state, crypto_auth_hmacsha512_init, crypto_auth_hmacsha512_update,
            crypto_auth_hmacsha512_final, crypto_auth_hmacsha512_BYTES>;
+
+// libsodium's own HMAC-SHA-256 verification (crypto_verify_32 inside, constant time); it keys the
+// MAC on every call and takes 32-byte keys, the catalogue's. HMAC-SHA-512's verify takes 32-byte
+// keys only, so hmac-sha512 is verified by HmacSha512 and crypto_verify_64 (prepare_mac_verify).
+class HmacSha256Verify : public MacVerifyOp {
+ public:
+  explicit HmacSha256Verify(const Params& p)
+      : MacVerifyOp(crypto_auth_hmacsha256_BYTES), key_(p.key) {
+    if (key_.size() != crypto_auth_hmacsha256_KEYBYTES)
+      throw Unsupported("crypto_auth_hmacsha256_verify takes 32-byte keys");
+  }
+  ~HmacSha256Verify() override { sodium_memzero(key_.data(), key_.size()); }
+
+ protected:
+  bool verify(const uint8_t* message, size_t n, const uint8_t* tag) override {
+    return crypto_auth_hmacsha256_verify(tag, message, ull(n), key_.data()) == 0;
+  }
+
+ private:
+  Bytes key_;
+};
 
 // ---- public key: Ed25519 and X25519 -----------------------------------------------------------
 
@@ -390,6 +427,16 @@ class SodiumProvider : public Provider {
       return std::make_unique<HashOp>(algorithm);
     if (algorithm == "hmac-sha256") return std::make_unique<HmacSha256>(params);
     if (algorithm == "hmac-sha512") return std::make_unique<HmacSha512>(params);
+    throw Unsupported("sodium does not offer " + algorithm);
+  }
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    check_param_sizes(checked_algorithm(algorithm, OpKind::Mac), params);
+    if (algorithm == "hmac-sha256") return std::make_unique<HmacSha256Verify>(params);
+    if (algorithm == "hmac-sha512")
+      return std::make_unique<MacCompareOp>(
+          std::make_unique<HmacSha512>(params), crypto_auth_hmacsha512_BYTES,
+          [](const uint8_t* a, const uint8_t* b, size_t) { return crypto_verify_64(a, b) == 0; });
     throw Unsupported("sodium does not offer " + algorithm);
   }
   KeyParts generate_key(const std::string& algorithm) override {

@@ -1241,20 +1241,29 @@ class GcmOp : public Operation {
     check(wc_AesGcmSetKey(aes_.get(), p.key.data(), len32(p.key.size())), "GCM set key");
   }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     if (encrypt_) {
       const word32 n = len32(len);
       check(wc_AesGcmEncrypt(aes_.get(), out, in, n, iv_.data(), len32(iv_.size()), out + n,
                              len32(tag_len_), aad_.data(), len32(aad_.size())),
             "GCM encrypt");
-      return len + tag_len_;
+      out_len = len + tag_len_;
+      return true;
     }
     if (len < tag_len_) throw Error("ciphertext shorter than the tag");
     const word32 body = len32(len - tag_len_);
     const int ret = wc_AesGcmDecrypt(aes_.get(), out, in, body, iv_.data(), len32(iv_.size()),
                                      in + body, len32(tag_len_), aad_.data(), len32(aad_.size()));
-    if (ret == AES_GCM_AUTH_E) throw Error("authentication failed");
+    if (ret == AES_GCM_AUTH_E) return false;
     check(ret, "GCM decrypt");
-    return body;
+    out_len = body;
+    return true;
   }
 
  private:
@@ -1371,6 +1380,13 @@ class ChachaPolyOp : public Operation {
       throw Unsupported("chacha20-poly1305 takes a 12-byte nonce");
   }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    size_t n = 0;
+    if (!try_run(in, len, out, n)) throw Error("authentication failed");
+    return n;
+  }
+  // A wrong tag is a status (docs/leaks.md, "Valid against invalid").
+  bool refuses_by_status() const override { return !encrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
     constexpr size_t kTag = CHACHA20_POLY1305_AEAD_AUTHTAG_SIZE;
     if (!encrypt_ && len < kTag) throw Error("ciphertext shorter than the tag");
     const size_t body = encrypt_ ? len : len - kTag;
@@ -1395,9 +1411,10 @@ class ChachaPolyOp : public Operation {
                      : wc_ChaCha20Poly1305_Decrypt(key_.data(), iv_.data(), ad, len32(aad_.size()),
                                                    in, len32(body), in + body, out);
     }
-    if (!encrypt_ && ret == MAC_CMP_FAILED_E) throw Error("authentication failed");
+    if (!encrypt_ && ret == MAC_CMP_FAILED_E) return false;
     check(ret, "ChaCha20-Poly1305");
-    return encrypt_ ? len + kTag : body;
+    out_len = encrypt_ ? len + kTag : body;
+    return true;
   }
 
  private:
@@ -1536,6 +1553,11 @@ class WolfsslProvider : public Provider {
     return make(*info, op, params);
   }
 
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params&) override {
+    throw Unsupported("wolfssl has no MAC verification of " + algorithm +
+                      " and no public constant-time comparison (its ConstantCompare is internal)");
+  }
   KeyParts decode_key(const std::string& algorithm, const Bytes& encoded) override {
     const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keyload);
     if (!keyload_offered(info)) throw Unsupported("wolfssl does not decode " + algorithm);

@@ -4,7 +4,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cryptobench import analysis, report, scenarios, store
+from cryptobench import analysis, leakverdicts, report, scenarios, store
 from cryptobench.files import write_file
 from cryptobench.units import parse_sizes
 
@@ -46,10 +46,11 @@ def _export_formats() -> list[str]:
 
 def render_report(db: store.Store, run_id: int, size: int | None = None) -> str:
     """The HTML report of any run: the core's sections, or the scenario's that stored it (the
-    same page as the scenario's --report)."""
+    same page as the scenario's --report). A core run's report shows the constant-time verdicts
+    of the leaks runs stored beside it."""
     scenario = scenarios.for_suite(db.run(run_id).suite)
     if scenario is None:
-        return report.render(analysis.load(db, run_id), size=size)
+        return report.render(analysis.load(db, run_id), size=size, checks=leakverdicts.load(db))
     return scenario.report_page(db, run_id)
 
 
@@ -99,5 +100,5 @@ def write_outputs(
         write_file(args.json_out, json_export.render(results))
         print(f"JSON: {args.json_out}")
     if args.report:
-        write_file(args.report, report.render(results))
+        write_file(args.report, report.render(results, checks=leakverdicts.load(db)))
         print(f"report: {args.report}")

@@ -4,7 +4,7 @@ a security level."""
 import argparse
 import json
 
-from cryptobench import analysis, noise, store
+from cryptobench import analysis, leakverdicts, noise, store
 from cryptobench.commands.common import positive_int
 from cryptobench.errors import UserError
 from cryptobench.tables import text_table
@@ -34,12 +34,14 @@ def register(sub, db: argparse.ArgumentParser) -> None:
     c.add_argument(
         "--leaks",
         metavar="RUN",
-        help="a `cryptobench leaks` run: show each choice's constant-time verdict from it",
+        help="take the constant-time verdicts from this `cryptobench leaks` run only "
+        "(default: the latest of every leaks run in the store)",
     )
     c.add_argument(
         "--avoid-leaky",
         action="store_true",
-        help="with --leaks: pass over every provider and algorithm that run found leaky",
+        help="pass over every provider and algorithm a leaks run found leaky (by timing or "
+        "by taint)",
     )
     c.add_argument("--json", action="store_true", help="print the answer as JSON")
     c.set_defaults(func=cmd_recommend)
@@ -52,27 +54,18 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     if size <= 0:
         raise UserError("--size must be at least 1 byte")
     recommend.check_level(args.level)
-    if args.avoid_leaky and not args.leaks:
-        raise UserError("--avoid-leaky needs --leaks RUN (the leaks run to take the verdicts from)")
     db = store.Store.open(args.db, create=False)
     results = analysis.load(db, db.resolve_run(args.run))
     if not results.ok_cases():
         raise UserError(f"run {results.run.id} has no successful cases to recommend from")
     threshold = noise.for_machine(db, results.machine).threshold
-    leaks = {}
-    if args.leaks:
-        leaks_run = db.resolve_run(args.leaks)
-        if db.run(leaks_run).suite != "scenario:leaks":
-            raise UserError(f"--leaks {args.leaks}: run {leaks_run} is not a leaks run")
-        m = db.machine(leaks_run)
-        machine = " ".join(str(m[k]) for k in ("hostname", "cpu_model") if m.get(k))
-        leaks = recommend.constant_time(db.figures(leaks_run), leaks_run, machine)
+    checks = _checks(db, args)
     rec = recommend.recommend(
         results,
         level=args.level,
         size=size,
         noise=threshold,
-        leaks=leaks,
+        checks=checks,
         avoid_leaky=args.avoid_leaky,
     )
     if args.json:
@@ -94,7 +87,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
                 "figure",
                 "bits",
                 "NIST / BSI / ECRYPT-CSA",
-                *(["constant time"] if leaks else []),
+                *(["constant time"] if checks else []),
                 "note",
             ],
             recommend.text_rows(rec),
@@ -104,3 +97,20 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     for key, doc in security.levels().documents.items():
         print(f"{key}: {doc.citation}")
     return 0
+
+
+def _checks(db: store.Store, args: argparse.Namespace) -> leakverdicts.Checks:
+    """The constant-time verdicts to show: every leaks run's latest, or one run's (--leaks)."""
+    run = None
+    if args.leaks:
+        run = db.resolve_run(args.leaks)
+        if db.run(run).suite != leakverdicts.SUITE:
+            raise UserError(f"--leaks {args.leaks}: run {run} is not a leaks run")
+    checks = leakverdicts.load(db, run)
+    if args.avoid_leaky and not checks:
+        where = f"leaks run {run}" if run else f"{db.path}"
+        raise UserError(
+            f"--avoid-leaky: no constant-time verdict in {where} (store a `cryptobench leaks` "
+            "run there first)"
+        )
+    return checks

@@ -10,7 +10,8 @@ from html import escape
 from cryptobench import __version__
 from cryptobench.analysis import RunResults
 from cryptobench.errors import UserError
-from cryptobench.report import core, levels, postquantum, publickey, versions
+from cryptobench.leakverdicts import Checks
+from cryptobench.report import constant_time, core, levels, postquantum, publickey, versions
 from cryptobench.report.html import Section, how, html_table, page, size_text
 from cryptobench.units import format_size
 
@@ -38,7 +39,14 @@ def answer(results: RunResults) -> Section:
     )
 
 
-def core_sections(results: RunResults, size: int | None) -> list[Section]:
+def core_sections(
+    results: RunResults, size: int | None, checks: Checks | None = None
+) -> list[Section]:
+    timing = (
+        [Section("constant-time", "Constant time", constant_time.section(results, checks))]
+        if checks is not None
+        else []
+    )
     return [
         Section("overview", "Overview", core.overview(results)),
         Section("throughput", "Throughput vs message size", core.throughput(results)),
@@ -65,16 +73,24 @@ def core_sections(results: RunResults, size: int | None) -> list[Section]:
         ),
         Section("versions", "Versions side by side", versions.side_by_side(results)),
         Section("security", "Results by security level", levels.by_level(results, size)),
+        *timing,
         Section("failures", "Failures", core.failures(results)),
-        Section("all", "All results", core.all_results(results)),
+        Section("all", "All results", core.all_results(results, checks)),
     ]
 
 
-def render(results: RunResults, size: int | None = None, extra: Sequence[Section] = ()) -> str:
+def render(
+    results: RunResults,
+    size: int | None = None,
+    extra: Sequence[Section] = (),
+    checks: Checks | None = None,
+) -> str:
     """The whole report of a run as an HTML string. `size` picks the message size of the
     heatmap, box plots and bar charts (default: see chosen_size). `extra`: the sections of the
     scenario that stored the run; a scenario run measures no primitives, so then only the
-    machine and library sections of the core come with them."""
+    machine and library sections of the core come with them. `checks`: the constant-time
+    verdicts of the leaks runs in the same store (leakverdicts.load), for the constant-time
+    section and column; None leaves both out."""
     sections = [
         *([answer(results)] if results.ok_cases() and not extra else []),
         Section("machine", "Machine and software", core.machine(results)),
@@ -82,7 +98,7 @@ def render(results: RunResults, size: int | None = None, extra: Sequence[Section
         *extra,
     ]
     if results.cases or not extra:
-        sections += core_sections(results, chosen_size(results, size))
+        sections += core_sections(results, chosen_size(results, size), checks)
     run = results.run
     note = f" · {escape(run.note)}" if run.note else ""
     intro = (

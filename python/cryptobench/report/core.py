@@ -13,6 +13,7 @@ from cryptobench.analysis import (
     cycles_label,
     harness_floor,
 )
+from cryptobench.leakverdicts import Checks
 from cryptobench.report.html import anchor, how, html_table, num, se, size_text, svg_row
 from cryptobench.units import (
     compact,
@@ -409,9 +410,11 @@ def failures(r: RunResults) -> str:
     )
 
 
-def all_results(r: RunResults) -> str:
+def all_results(r: RunResults, checks: Checks | None = None) -> str:
+    """Every case; with `checks` (any leaks run in the store) its constant-time verdicts."""
     rows = []
     for c in r.cases:
+        verdicts = [checks.of(c.label, c.algorithm, c.operation).short()] if checks else []
         s = c.summary
         status = c.status + (" (unstable)" if c.unstable else "")
         rows.append(
@@ -428,6 +431,7 @@ def all_results(r: RunResults) -> str:
                 format_ops(c.ops_per_s),
                 num(c.cycles_per_byte, ".2f"),
                 _samples_cell(c),
+                *verdicts,
                 status + (f": {c.reason}" if c.reason else ""),
             )
         )
@@ -445,6 +449,7 @@ def all_results(r: RunResults) -> str:
             "ops/s",
             "ref. cycles/byte",
             "samples",
+            *(["constant time"] if checks else []),
             "status",
         ],
         rows,

@@ -1,12 +1,15 @@
 """Reads across runs, for `cryptobench serve`: the list of runs with filters, one case's rows in
-every run, the consecutive runs of each machine, a run's raw samples by case. Every value a
+every run, the consecutive runs of each machine, a run's raw samples by case; and for a
+report and `recommend`, the verdicts of every run of one suite (leakverdicts.py). Every value a
 user sends arrives here as a bound parameter; only the names of sort columns are chosen, from
 a fixed table, never taken from the request. The indexes these need are Alembic revision
 0010."""
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
+from cryptobench.figures import Figure
 from cryptobench.store.db import Store
 
 # A case's identity, in the order of analysis.CaseResult.key().
@@ -205,3 +208,35 @@ def versions(db: Store, run_ids: list[int]) -> dict[int, dict[tuple[str, str], s
         ):
             out[r[0]][(r[1], r[2])] = r[3]
     return out
+
+
+def suite_figures(db: Store, suite: str, metrics: tuple[str, ...]) -> list[tuple[int, Figure]]:
+    """The figures of these metrics in every run of one suite, newest run first, each with its
+    run id and without its values: a leaks run's comparison holds every paired difference, and
+    what is read here is the verdict in `extra` (leakverdicts.py)."""
+    if not metrics:
+        return []
+    marks = ", ".join("?" for _ in metrics)
+    rows = db.conn.execute(
+        "SELECT figures.run_id, figures.key, figures.metric, figures.unit, figures.better,"
+        " figures.status, figures.reason, figures.extra FROM figures"
+        " JOIN runs ON runs.id = figures.run_id"
+        f" WHERE runs.suite = ? AND figures.metric IN ({marks})"
+        " ORDER BY figures.run_id DESC, figures.seq",
+        [suite, *metrics],
+    )
+    return [
+        (
+            r[0],
+            Figure(
+                key=json.loads(r[1]),
+                metric=r[2],
+                unit=r[3],
+                better=r[4],
+                status=r[5],
+                reason=r[6],
+                extra=json.loads(r[7]),
+            ),
+        )
+        for r in rows
+    ]

@@ -6,6 +6,7 @@ Nothing here knows what the classes are: the coordinator made them and judges th
 import contextlib
 import random
 
+from . import catalogue
 from .common import parse_bytes
 from .engine import now_ns, resolve
 from .errors import SpecError, Unsupported
@@ -23,7 +24,15 @@ def _count(req: dict, name: str, default: int, most: int) -> int:
 
 
 def leak(req: dict) -> dict:
-    spec = parse_case(req.get("case"))
+    case = req.get("case")
+    # MAC verification is no catalogue operation (a `mac` case computes a tag): asked for as a
+    # MAC algorithm's `verify`, it is resolved as the `mac` it verifies (as leak.cpp does).
+    mac_verify = (
+        isinstance(case, dict)
+        and case.get("operation") == "verify"
+        and (catalogue.find(str(case.get("algorithm"))) or {}).get("kind") == "mac"
+    )
+    spec = parse_case({**case, "operation": "mac"} if mac_verify else case)
     raw = req.get("classes")
     if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_CLASSES:
         raise SpecError(f"classes: must be an array of 2 to {MAX_CLASSES} hex strings")
@@ -39,7 +48,8 @@ def leak(req: dict) -> dict:
     reply = {"type": "leak", "id": spec["id"], "status": "ok", "reason": ""}
     try:
         info, provider = resolve(spec)
-        op = provider.prepare(info["name"], spec["operation"], parse_params(params))
+        operation = "verify" if mac_verify else spec["operation"]
+        op = provider.prepare(info["name"], operation, parse_params(params))
     except Unsupported as e:
         return {**reply, "status": "unsupported", "reason": str(e)}
     except SpecError:

@@ -34,6 +34,13 @@ class LeakTest:
     # Whether an implicit rejection (every invalid class answered with a synthetic message
     # instead of refused) is a correct outcome: RSAES-PKCS1-v1_5 (RFC 8017 errata, OpenSSL 3.2).
     implicit_rejection: bool = False
+    # The catalogue operation a provider must offer for the test: the one timed, except for
+    # MAC verification, which is no catalogue operation (a provider offering `mac` is asked).
+    offered: str = "decrypt"
+    # Whether a ciphertext's validity is itself the secret (RSA decryption: Marvin's question),
+    # so the valid class is compared with the base where both take the same path. Whether an
+    # AEAD tag or a MAC is valid is public in every protocol: there it is measured and shown.
+    valid_secret: bool = False
 
     @property
     def class_names(self) -> list[str]:
@@ -87,6 +94,34 @@ def aead_classes(ciphertext: bytes, tag_bytes: int) -> dict[str, bytes]:
     }
 
 
+# ---- MAC verification: where the tag comparison stops -------------------------------------------
+
+MAC_SIZE = 64
+
+
+def mac_test(algorithm: str) -> LeakTest:
+    """A MAC verification (the `leak` request's `verify` of a MAC: the library's own verification
+    or its tag and its constant-time comparison; docs/protocol.md) of a message whose tag is
+    wrong in its first byte against one wrong in its last byte, as for AEAD decryption. A valid
+    tag gives no output; it is measured and shown."""
+    return LeakTest(
+        name=f"{algorithm} verify: tag wrong in first vs last byte",
+        algorithm=algorithm,
+        operation="verify",
+        size=MAC_SIZE,
+        base="tag-first",
+        others=("tag-last",),
+        expect={"tag-first": "error", "tag-first'": "error", "tag-last": "error", "valid": "out"},
+        shown=("valid",),
+        offered="mac",
+    )
+
+
+def mac_classes(message: bytes, tag: bytes) -> dict[str, bytes]:
+    """Every class: the message followed by its tag, or by the tag with one byte flipped."""
+    return aead_classes(message + tag, len(tag))
+
+
 # ---- RSA-OAEP decryption with Marvin's and Manger's classes --------------------------------------
 
 OAEP_MESSAGE = 32
@@ -113,6 +148,7 @@ def oaep_test(algorithm: str) -> LeakTest:
             "valid": "out",
         },
         shown=("valid",),
+        valid_secret=True,
     )
 
 
@@ -208,6 +244,7 @@ def pkcs1v15_test(algorithm: str) -> LeakTest:
         shown=PKCS1_VALID,
         pairs=(("valid", "valid-short"), ("valid", "valid-longest")),
         implicit_rejection=True,
+        valid_secret=True,
     )
 
 

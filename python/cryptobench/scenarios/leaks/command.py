@@ -15,7 +15,13 @@ from cryptobench.scenarios.base import (
     options_from,
     run_figure_scenario,
 )
-from cryptobench.scenarios.leaks.classes import LeakTest, aead_test, oaep_test, pkcs1v15_test
+from cryptobench.scenarios.leaks.classes import (
+    LeakTest,
+    aead_test,
+    mac_test,
+    oaep_test,
+    pkcs1v15_test,
+)
 
 AEAD_ALGORITHMS = ("aes-256-gcm", "chacha20-poly1305")
 MARVIN_ALGORITHMS = ("rsa-2048-pkcs1v15-enc", "rsa-2048-oaep-sha256")
@@ -23,9 +29,9 @@ MARVIN_ALGORITHMS = ("rsa-2048-pkcs1v15-enc", "rsa-2048-oaep-sha256")
 # decryption reaches the clock's 10 ns step within ~12,500 pairs; RSA-2048 decryption (~1 ms)
 # needs far more pairs than a quick run takes, so --quick is a smoke run whose RSA verdicts are
 # expected to be inconclusive on a busy machine.
-ROUNDS = {"aead": 50000, "pk-encryption": 20000}
-QUICK_ROUNDS = {"aead": 10000, "pk-encryption": 1000}
-CHUNK = {"aead": 5000, "pk-encryption": 100}
+ROUNDS = {"aead": 50000, "mac": 50000, "pk-encryption": 20000}
+QUICK_ROUNDS = {"aead": 10000, "mac": 10000, "pk-encryption": 1000}
+CHUNK = {"aead": 5000, "mac": 5000, "pk-encryption": 100}
 QUICK_PROVIDERS = ("openssl", "gcrypt")
 # Never measured unless named: the harness baseline and the test provider.
 NOT_BY_DEFAULT = ("null", "fault")
@@ -88,13 +94,15 @@ class Options:
 def test_for(info: dict) -> LeakTest:
     if info["kind"] == "aead":
         return aead_test(info["name"])
+    if info["kind"] == "mac":
+        return mac_test(info["name"])
     if info["family"] == "rsa-oaep":
         return oaep_test(info["name"])
     if info["family"] == "rsa-pkcs1v15-enc":
         return pkcs1v15_test(info["name"])
     raise UserError(
         f"-a {info['name']}: no leak classes for {info['kind']} algorithms yet "
-        "(AEAD decryption, RSA-OAEP and RSA PKCS#1 v1.5 decryption)"
+        "(AEAD decryption, MAC verification, RSA-OAEP and RSA PKCS#1 v1.5 decryption)"
     )
 
 
@@ -112,10 +120,11 @@ def plan(options: Options, caps: Any) -> dict[str, Any]:
         MARVIN_ALGORITHMS if options.marvin else AEAD_ALGORITHMS
     )
     infos = {a["name"]: a for a in caps.raw.get("algorithms", [])}
+    offered = {}  # algorithm -> the catalogue operation a provider must offer for its test
     for a in algorithms:
         if a not in infos:
             raise UserError(f"-a: unknown algorithm {a!r}")
-        test_for(infos[a])
+        offered[a] = test_for(infos[a]).offered
     named = comma_list(options.providers, "-p")
     slots: list[tuple[str, str]] = []
     for entry in named or ():
@@ -130,7 +139,7 @@ def plan(options: Options, caps: Any) -> dict[str, Any]:
         offering = [
             p
             for p, info in caps.providers.items()
-            if p not in NOT_BY_DEFAULT and any(info.offers(a, "decrypt") for a in algorithms)
+            if p not in NOT_BY_DEFAULT and any(info.offers(a, offered[a]) for a in algorithms)
         ]
         if options.quick:
             offering = [p for p in QUICK_PROVIDERS if p in offering] or offering[:2]
@@ -178,8 +187,9 @@ def start(options: Options, target: Target) -> Started:
         name, variant = entry.split("/")
         slot = measure.Slot(name, variant, Path(paths.get(name, runner.find_runner())))
         for a in spec["algorithms"]:
-            if caps.providers[name].offers(a, "decrypt"):
-                cells.append(measure.Cell(slot, test_for(infos[a]), {}))
+            test = test_for(infos[a])
+            if caps.providers[name].offers(a, test.offered):
+                cells.append(measure.Cell(slot, test, {}))
     if not cells:
         raise UserError("none of the providers chosen offers any of the algorithms chosen")
     bar = ProgressBar()

@@ -19,6 +19,7 @@ from cryptobench.runner import RunnerFailure, ServeProcess
 from cryptobench.scenarios.leaks.classes import (
     LeakTest,
     aead_classes,
+    mac_classes,
     oaep_classes,
     pkcs1v15_classes,
 )
@@ -59,9 +60,12 @@ class Cell:
 
     @property
     def valid_comparable(self) -> bool:
-        """Whether the valid class takes the same path through the runner as the refused ones."""
-        return "valid" in self.classes and (
-            self.rejection == "implicit" or self.refusal == "status"
+        """Whether the valid class's validity is the secret and it takes the same path through
+        the runner as the refused ones."""
+        return (
+            self.test.valid_secret
+            and "valid" in self.classes
+            and (self.rejection == "implicit" or self.refusal == "status")
         )
 
     def comparisons(self) -> list[tuple[str, str, bool]]:
@@ -106,32 +110,45 @@ def _case(cell: Cell, operation: str | None = None, size: int | None = None) -> 
     }
 
 
+def _own_output(procs: Processes, cell: Cell, operation: str, message: bytes) -> bytes | None:
+    """The provider's own `operation` of the message (through the same request, one round):
+    its encryption, or its tag; None, with cell.problem set, when it failed."""
+    reply = procs.request(
+        cell.slot,
+        {
+            "cmd": "leak",
+            "case": _case(cell, operation),
+            "params": cell.params,
+            "classes": [message.hex(), message.hex()],
+            "rounds": 1,
+        },
+        f"the valid class ({operation})",
+    )
+    if reply.get("status") != "ok":
+        cell.problem = f"{reply.get('status')}: {reply.get('reason')}"
+        return None
+    first = reply["outcomes"][0]
+    if "out" not in first:
+        cell.problem = f"making the valid class ({operation}) failed: {first.get('error')}"
+        return None
+    return bytes.fromhex(first["out"])
+
+
 def prepare_cell(procs: Processes, cell: Cell, info: dict, vectors: Vectors, seed: int) -> None:
     """Makes the cell's classes. AEAD classes start from the provider's own encryption of the
-    message (through the same request, one round), then break the tag."""
+    message, MAC classes from its own tag of it; then the tag is broken."""
     kind = info["kind"]
-    if kind == "aead":
+    if kind in ("aead", "mac"):
         message = ByteStream(seed ^ 0x1234567).bytes(cell.test.size)
-        reply = procs.request(
-            cell.slot,
-            {
-                "cmd": "leak",
-                "case": _case(cell, "encrypt"),
-                "params": cell.params,
-                "classes": [message.hex(), message.hex()],
-                "rounds": 1,
-            },
-            "encrypting the valid class",
-        )
-        if reply.get("status") != "ok":
-            cell.problem = f"{reply.get('status')}: {reply.get('reason')}"
+        own = _own_output(procs, cell, "encrypt" if kind == "aead" else "mac", message)
+        if own is None:
             return
-        first = reply["outcomes"][0]
-        if "out" not in first:
-            cell.problem = f"encrypting the valid class failed: {first.get('error')}"
-            return
-        cell.classes = aead_classes(bytes.fromhex(first["out"]), info["tag_bytes"])
-        cell.expected = {"valid": message}
+        if kind == "aead":
+            cell.classes = aead_classes(own, info["tag_bytes"])
+            cell.expected = {"valid": message}
+        else:  # a valid tag verifies and gives nothing back
+            cell.classes = mac_classes(message, own)
+            cell.expected = {"valid": b""}
     elif kind == "pk-encryption":
         public = public_parts(info, vectors.test_key(info["key_type"]))
         if info["family"] == "rsa-pkcs1v15-enc":

@@ -150,6 +150,8 @@ class Pyca(Provider):
 
             return digest
         if kind == "mac":
+            if op == "verify":  # the `leak` request's MAC verification (docs/protocol.md)
+                return _mac_verify(alg, params.key, info["output_bytes"])
             return _mac(alg, params.key)
         if kind == "kdf":
             return _kdf(alg, params)
@@ -243,6 +245,28 @@ def _mac(alg: str, key: bytes):
         return ctx.finalize()
 
     return run_cmac
+
+
+def _mac_verify(alg: str, key: bytes, tag_len: int):
+    """cryptography's own verification of message || tag: verify() compares in constant time
+    and raises InvalidSignature for a wrong tag."""
+
+    def run(data):
+        if len(data) < tag_len:
+            raise Rejected("input shorter than its tag")
+        message, tag = data[: len(data) - tag_len], data[len(data) - tag_len :]
+        if alg.startswith("hmac-"):
+            ctx = hmac.HMAC(key, HASHES[alg[5:]]())
+        else:
+            ctx = cmac.CMAC(algorithms.AES(key))
+        ctx.update(message)
+        try:
+            ctx.verify(tag)
+        except InvalidSignature as e:
+            raise Rejected("MAC does not verify") from e
+        return b""
+
+    return run
 
 
 def _kdf(alg: str, p):
