@@ -7,6 +7,7 @@ The A/A control is a statistical test at a family-wise α of 0.05: a run on a sh
 call it leaky by chance (at most about 1 run in 20 when rounds are independent; docs/leaks.md).
 """
 
+import functools
 import json
 
 import numpy as np
@@ -287,7 +288,7 @@ def test_a_runner_decrypts_the_marvin_classes_with_the_test_key(runner):
     offering = _providers(exe, algorithm)
     if not offering:
         pytest.skip(f"{runner} offers no {algorithm}")
-    info = next(a for a in capabilities(exe)["algorithms"] if a["name"] == algorithm)
+    info = next(a for a in _capabilities(exe)["algorithms"] if a["name"] == algorithm)
     vectors = Vectors()
     case = tiny_case(offering[0], algorithm, "decrypt", 48)
     params = case_params(info, case, vectors).to_json()
@@ -302,10 +303,15 @@ def test_a_runner_decrypts_the_marvin_classes_with_the_test_key(runner):
     assert [len(t) for t in reply["ns"]] == [2, 2, 2]
 
 
+@functools.cache
+def _capabilities(exe) -> dict:
+    return capabilities(exe)  # a JVM runner's `list` takes seconds
+
+
 def _providers(exe, algorithm: str) -> list[str]:
     return [
         p["name"]
-        for p in capabilities(exe)["providers"]
+        for p in _capabilities(exe)["providers"]
         if any(a["name"] == algorithm and "decrypt" in a["operations"] for a in p["algorithms"])
     ]
 
