@@ -27,7 +27,13 @@ from cryptobench.commands import (
     scenario,
 )
 from cryptobench.commands.common import Parser, check_paths, db_parent
-from cryptobench.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, UserError, one_line
+from cryptobench.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_USER_ERROR,
+    Interrupted,
+    UserError,
+    one_line,
+)
 from cryptobench.serve import command as serve
 from cryptobench.store.engine import reason
 
@@ -68,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             message = one_line(f"database {path}: {reason(e)}")
             print(f"cryptobench: error: {message}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except Interrupted as e:
+        print(f"cryptobench: interrupted: {one_line(e)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         print("cryptobench: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -5,6 +5,11 @@ class UserError(Exception):
     """A mistake in the user's input or environment (bad argument, unknown name, broken file)."""
 
 
+class Interrupted(Exception):
+    """Ctrl-C or SIGTERM ended a measurement that keeps what it stored; the message says what
+    was kept and how to go on. The CLI prints it and exits with EXIT_INTERRUPTED."""
+
+
 def one_line(message: str) -> str:
     """The message as one line: a line break or other control character the user typed (an
     argument, a file name) is shown escaped, so an error stays one line."""

@@ -75,3 +75,36 @@ def test_the_report_shows_criteria_both_machines_and_a_tally_of_the_papers_claim
     assert "0 hold, 0 do not hold, 5 undecided of the papers&#x27; 5 claims" in html
     assert "Our own claims" in html and "one KDF for all" in html
     assert html.count("quick run") >= 2  # the intro and the paper's section
+
+
+def test_an_interrupted_paper_stops_reproduce_all(tmp_path, capsys, monkeypatch, native_runner):
+    """Ctrl-C or SIGTERM during one paper ends `reproduce` there: its run is stored as
+    interrupted, the papers after it are not started, and the exit status is 130. (Each
+    scenario catches the interrupt to keep what it measured, so without this check `reproduce
+    all` went on to the next paper.)"""
+    from cryptobench import runner
+    from cryptobench.commands import reproduce
+    from cryptobench.report.reproduction import Reproduction
+    from cryptobench.store import Store
+
+    caps = runner.list_capabilities(native_runner)
+    path = tmp_path / "r.db"
+    started: list[str] = []
+
+    def one(number, target, quick):  # what a scenario leaves after Ctrl-C: an interrupted run
+        started.append(number)
+        db = Store.open(target.db)
+        run_id = db.create_run(
+            suite=f"scenario:{number}", settings={}, argv=[], machine=caps.machine, libraries=[],
+            versions={"cryptobench": "0", "runner": "r", "runner_version": "0", "runner_path": ""},
+            cases=[],
+        )  # fmt: skip
+        db.set_status(run_id, "interrupted" if number == "001" else "complete")
+        db.close()
+        return Reproduction(number, "t", [run_id], "", [])
+
+    monkeypatch.setattr(reproduce, "reproduce_one", one)
+    status = cli.main(["reproduce", "000", "001", "004", "--quick", "--db", str(path)])
+    assert status == 130
+    assert started == ["000", "001"]
+    assert "004: not started (001 was interrupted)" in capsys.readouterr().out

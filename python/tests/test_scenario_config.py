@@ -468,3 +468,17 @@ def test_quick_measures_the_thesis_scheme_only_at_small_n():
     assert command._passes(model.QUICK_N, quick=False) == [
         (tuple(model.SCHEMES), [1, 10, 100, 1000])
     ]
+
+
+def test_reproduce_measures_the_thesis_libraries_and_the_scenario_every_one(native_runner):
+    """`reproduce 000` (thesis_providers) and --quick: the thesis's three libraries; the scenario
+    by default: every provider offering the algorithms, more than those three here."""
+    from cryptobench import runner
+
+    caps = runner.list_capabilities(native_runner)
+    every = command.choose_providers(command.Options(), caps)
+    thesis = command.choose_providers(command.Options(thesis_providers=True), caps)
+    assert command.choose_providers(command.Options(quick=True), caps) == thesis
+    assert thesis == [p for p in model.THESIS_PROVIDERS if p in every]
+    assert len(every) > len(thesis) and set(thesis) <= set(every)
+    assert command.choose_providers(command.Options(providers="openssl"), caps) == ["openssl"]

@@ -374,8 +374,8 @@ namespace {
 
 // keyload: the decoded private key signs and the signature verifies under the reference public
 // key; a reference signature verifies under a certificate's decoded public key. Where the
-// provider offers no signature with that key type (the 1.1.1-API path), the known-answer step's
-// equality of every decoded part with the reference key is the whole check, and it says so.
+// provider offers no signature with that key type (no native adapter today), the known-answer
+// step's equality of every decoded part with the reference key is the whole check, and it says so.
 std::string keyload_roundtrip(Provider& p, const AlgorithmInfo& info, const KeyParts& reference,
                               GateReport& report) {
   const AlgorithmInfo* type = find_algorithm(info.key_type);

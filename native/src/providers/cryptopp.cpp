@@ -1,7 +1,8 @@
 // Crypto++ adapter. Every object is keyed once in prepare(); run() only resynchronises the IV and
 // calls ProcessData / EncryptAndAuthenticate / Update+Final straight into the caller's buffer. The
 // filter/pipeline API is avoided on purpose: it allocates on every message. Public-key algorithms
-// and KDFs work the same way (see "public-key operations and KDFs" below).
+// and KDFs work the same way (see "public-key operations and KDFs" below); keyload decodes PKCS#8
+// keys (see "keyload").
 //
 // Crypto++ 8.7 chooses AES-NI, CLMUL, SHA-NI, SSSE3 and AVX2 code from CPUID and offers no
 // supported switch to turn them off (the g_has* globals in cpu.h are marked "should not be used
@@ -10,6 +11,7 @@
 #include <cryptopp/aes.h>
 #include <cryptopp/algparam.h>
 #include <cryptopp/argnames.h>
+#include <cryptopp/base64.h>
 #include <cryptopp/blake2.h>
 #include <cryptopp/chacha.h>
 #include <cryptopp/chachapoly.h>
@@ -20,6 +22,7 @@
 #include <cryptopp/des.h>
 #include <cryptopp/dh.h>
 #include <cryptopp/eccrypto.h>
+#include <cryptopp/filters.h>
 #include <cryptopp/gcm.h>
 #include <cryptopp/hkdf.h>
 #include <cryptopp/hmac.h>
@@ -33,6 +36,7 @@
 #include <cryptopp/pkcspad.h>
 #include <cryptopp/pssr.h>
 #include <cryptopp/pwdbased.h>
+#include <cryptopp/queue.h>
 #include <cryptopp/ripemd.h>
 #include <cryptopp/rsa.h>
 #include <cryptopp/salsa.h>
@@ -48,6 +52,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <string_view>
+#include <utility>
 
 #include "cryptobench/provider.hpp"
 
@@ -681,6 +687,106 @@ std::unique_ptr<Operation> make_kdf(const AlgorithmInfo& info, const Params& p) 
   throw Unsupported("cryptopp does not offer " + info.name);
 }
 
+// ---- keyload ------------------------------------------------------------------------------------
+// A PKCS#8 private key is read with its key class's Load (BER decoding of PrivateKeyInfo, the
+// Crypto++ wiki's "Keys and Formats"): RSA::PrivateKey, ECDSA<ECP, SHA256>::PrivateKey (the
+// curve from the key's parameters; the public point is computed when asked), ed25519PrivateKey
+// (RFC 8410; the public key is derived when the encoding lacks it). Crypto++ has no PEM reader
+// -- the "PEM Pack" is a separate add-on, in neither Crypto++ 8.7 nor Debian's package -- so PEM
+// is unwrapped as an application without it must: the text between the armour lines, fed to
+// Crypto++'s Base64Decoder. It has no X.509 certificate class either: certificates are not
+// offered.
+
+bool keyload_offered(const AlgorithmInfo& info) {
+  if (info.kind != Kind::Keyload || starts_with(info.name, "x509-")) return false;
+  const std::string& type = info.key_type;
+  return starts_with(type, "rsa-") || type == "ecdsa-p256" || type == "ecdsa-p384" ||
+         type == "ecdsa-p521" || type == "ed25519";
+}
+
+// The Base64 body of a PEM private key: the text between its armour lines.
+std::pair<const uint8_t*, size_t> pem_body(const uint8_t* in, size_t len) {
+  constexpr std::string_view kBegin = "-----BEGIN PRIVATE KEY-----";
+  constexpr std::string_view kEnd = "-----END PRIVATE KEY-----";
+  const std::string_view text(reinterpret_cast<const char*>(in), len);
+  const size_t begin = text.find(kBegin);
+  const size_t end = begin == text.npos ? text.npos : text.find(kEnd, begin + kBegin.size());
+  if (end == text.npos) throw Error("Crypto++ keyload: no PEM PRIVATE KEY block");
+  const size_t body = begin + kBegin.size();
+  return {in + body, end - body};
+}
+
+KeyParts rsa_parts(const cp::InvertibleRSAFunction& k) {
+  return {{"n", minimal(k.GetModulus())},
+          {"e", minimal(k.GetPublicExponent())},
+          {"d", minimal(k.GetPrivateExponent())},
+          {"p", minimal(k.GetPrime1())},
+          {"q", minimal(k.GetPrime2())},
+          {"dp", minimal(k.GetModPrime1PrivateExponent())},
+          {"dq", minimal(k.GetModPrime2PrivateExponent())},
+          {"qinv", minimal(k.GetMultiplicativeInverseOfPrime2ModPrime1())}};
+}
+
+KeyParts ec_parts(const AlgorithmInfo& info, const cp::DL_PrivateKey_EC<cp::ECP>& key) {
+  if (!(key.GetGroupParameters() == cp::DL_GroupParameters_EC<cp::ECP>(curve_oid(info.key_type))))
+    throw Error("Crypto++ keyload: the " + info.key_type + " key decoded on another curve");
+  cp::DL_PublicKey_EC<cp::ECP> pub;
+  key.MakePublicKey(pub);
+  const cp::ECP::Point& q = pub.GetPublicElement();
+  const size_t width = (info.bits + 7) / 8;
+  return {{"d", padded(key.GetPrivateExponent(), width)},
+          {"x", padded(q.x, width)},
+          {"y", padded(q.y, width)}};
+}
+
+class KeyloadOp : public Operation {
+ public:
+  explicit KeyloadOp(const AlgorithmInfo& info)
+      : info_(info),
+        pem_(info.name.size() > 4 && info.name.substr(info.name.size() - 4) == "-pem") {}
+  size_t run(const uint8_t* in, size_t len, uint8_t*) override {
+    guarded_run(info_.name, [&] { decode(in, len, nullptr); });
+    return 0;
+  }
+  // Decodes `in`; with `parts`, also reads the decoded key's parts out (Provider::decode_key).
+  void decode(const uint8_t* in, size_t len, KeyParts* parts) const {
+    if (starts_with(info_.key_type, "rsa-")) {
+      cp::RSA::PrivateKey key;
+      load(key, in, len);
+      if (parts) *parts = rsa_parts(key);
+    } else if (starts_with(info_.key_type, "ecdsa-")) {
+      cp::ECDSA<cp::ECP, cp::SHA256>::PrivateKey key;
+      load(key, in, len);
+      if (parts) *parts = ec_parts(info_, key);
+    } else {
+      cp::ed25519PrivateKey key;
+      load(key, in, len);
+      if (parts)
+        *parts = {{"priv", Bytes(key.GetPrivateKeyBytePtr(), key.GetPrivateKeyBytePtr() + 32)},
+                  {"pub", Bytes(key.GetPublicKeyBytePtr(), key.GetPublicKeyBytePtr() + 32)}};
+    }
+  }
+
+ private:
+  template <class Key>
+  void load(Key& key, const uint8_t* in, size_t len) const {
+    if (!pem_) {
+      cp::ArraySource der(in, len, true);
+      key.Load(der);
+      return;
+    }
+    const auto [body, body_len] = pem_body(in, len);
+    cp::ByteQueue der;
+    cp::Base64Decoder base64(new cp::Redirector(der));
+    base64.Put(body, body_len);
+    base64.MessageEnd();
+    key.Load(der);
+  }
+
+  const AlgorithmInfo& info_;
+  bool pem_;
+};
+
 // Catalogue names of what Crypto++ 8.7 offers beyond the symmetric tables.
 std::vector<std::string> public_key_algorithms() {
   std::vector<std::string> out;
@@ -732,11 +838,26 @@ class CryptoppProvider : public Provider {
     for (const auto& r : kHashes) out.push_back(r.name);
     for (const auto& r : kMacs) out.push_back(r.name);
     for (auto& name : public_key_algorithms()) out.push_back(std::move(name));
+    for (const auto& a : cb::algorithms())
+      if (keyload_offered(a)) out.push_back(a.name);
     return out;
+  }
+  KeyParts decode_key(const std::string& algorithm, const Bytes& encoded) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keyload);
+    if (!keyload_offered(info)) throw Unsupported("cryptopp does not decode " + algorithm);
+    KeyParts parts;
+    guarded_run(algorithm, [&] { KeyloadOp(info).decode(encoded.data(), encoded.size(), &parts); });
+    return parts;
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
     const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
+    if (info->kind == Kind::Keyload) {
+      if (!keyload_offered(*info))
+        throw Unsupported("cryptopp does not decode " + algorithm +
+                          " (Crypto++ has no X.509 certificate class)");
+      return std::make_unique<KeyloadOp>(*info);
+    }
     if (is_public_key(info->kind) || info->kind == Kind::Kdf)
       return prepare_public_key(*info, op, params);
     check_param_sizes(*info, params);
@@ -794,14 +915,7 @@ class CryptoppProvider : public Provider {
       if (starts_with(type, "rsa-")) {
         cp::InvertibleRSAFunction k;
         k.Initialize(rng_, static_cast<unsigned int>(info.bits), 65537);
-        return {{"n", minimal(k.GetModulus())},
-                {"e", minimal(k.GetPublicExponent())},
-                {"d", minimal(k.GetPrivateExponent())},
-                {"p", minimal(k.GetPrime1())},
-                {"q", minimal(k.GetPrime2())},
-                {"dp", minimal(k.GetModPrime1PrivateExponent())},
-                {"dq", minimal(k.GetModPrime2PrivateExponent())},
-                {"qinv", minimal(k.GetMultiplicativeInverseOfPrime2ModPrime1())}};
+        return rsa_parts(k);
       }
       if (type == "ed25519") {
         const cp::ed25519::Signer signer(rng_);

@@ -2,10 +2,12 @@
 // gnutls_hash_*, gnutls_hmac_*). GnuTLS registers its own assembly (AES-NI, PCLMUL, SSSE3,
 // SHA-NI; OpenSSL's CRYPTOGAMS code) in front of Nettle, which does everything else and makes
 // its own run-time CPU selection. The variants switch these two layers off one after the other.
-// Public-key operations go through the abstract key API (gnutls_privkey_* / gnutls_pubkey_*).
+// Public-key operations go through the abstract key API (gnutls_privkey_* / gnutls_pubkey_*);
+// keyload decodes PKCS#8 keys into it and certificates into a gnutls_x509_crt_t.
 #include <gnutls/abstract.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 
 #include <algorithm>
 #include <climits>
@@ -381,19 +383,16 @@ class VerifyOp : public Operation {
   PubKey key_;
 };
 
-KeyParts generate(const SigRow& row, const AlgorithmInfo& info) {
-  PrivKey key;
-  const unsigned bits = row.pk == GNUTLS_PK_RSA
-                            ? static_cast<unsigned>(info.bits)
-                            : GNUTLS_CURVE_TO_BITS(static_cast<gnutls_ecc_curve_t>(row.curve));
-  check(gnutls_privkey_generate2(key.get(), static_cast<gnutls_pk_algorithm_t>(row.pk), bits, 0,
-                                 nullptr, 0),
-        "key generation");
+// A private key's parts in the catalogue's format; the key must be of `row`'s type and curve
+// (`info` gives the field width of EC keys).
+KeyParts exported(gnutls_privkey_t key, const SigRow& row, const AlgorithmInfo& info) {
+  if (gnutls_privkey_get_pk_algorithm(key, nullptr) != row.pk)
+    throw Error(std::string("GnuTLS: the key is not a ") + row.ours + " key");
   KeyParts out;
   if (row.pk == GNUTLS_PK_RSA) {
     OwnedDatum n, e, d, p, q, u, e1, e2;
-    check(gnutls_privkey_export_rsa_raw2(key.get(), &n.d, &e.d, &d.d, &p.d, &q.d, &u.d, &e1.d,
-                                         &e2.d, GNUTLS_EXPORT_FLAG_NO_LZ),
+    check(gnutls_privkey_export_rsa_raw2(key, &n.d, &e.d, &d.d, &p.d, &q.d, &u.d, &e1.d, &e2.d,
+                                         GNUTLS_EXPORT_FLAG_NO_LZ),
           "RSA key export");
     out = {{"n", n.bytes()}, {"e", e.bytes()},   {"d", d.bytes()},   {"p", p.bytes()},
            {"q", q.bytes()}, {"dp", e1.bytes()}, {"dq", e2.bytes()}, {"qinv", u.bytes()}};
@@ -401,9 +400,10 @@ KeyParts generate(const SigRow& row, const AlgorithmInfo& info) {
   }
   gnutls_ecc_curve_t curve;
   OwnedDatum x, y, k;
-  check(
-      gnutls_privkey_export_ecc_raw2(key.get(), &curve, &x.d, &y.d, &k.d, GNUTLS_EXPORT_FLAG_NO_LZ),
-      "EC key export");
+  check(gnutls_privkey_export_ecc_raw2(key, &curve, &x.d, &y.d, &k.d, GNUTLS_EXPORT_FLAG_NO_LZ),
+        "EC key export");
+  if (static_cast<int>(curve) != row.curve)
+    throw Error(std::string("GnuTLS: the key is not on ") + row.ours + "'s curve");
   if (is_eddsa(row)) {
     out["priv"] = k.bytes();
     out["pub"] = x.bytes();
@@ -414,6 +414,96 @@ KeyParts generate(const SigRow& row, const AlgorithmInfo& info) {
     out["y"] = fixed_width(y.d, w);
   }
   return out;
+}
+
+KeyParts generate(const SigRow& row, const AlgorithmInfo& info) {
+  PrivKey key;
+  const unsigned bits = row.pk == GNUTLS_PK_RSA
+                            ? static_cast<unsigned>(info.bits)
+                            : GNUTLS_CURVE_TO_BITS(static_cast<gnutls_ecc_curve_t>(row.curve));
+  check(gnutls_privkey_generate2(key.get(), static_cast<gnutls_pk_algorithm_t>(row.pk), bits, 0,
+                                 nullptr, 0),
+        "key generation");
+  return exported(key.get(), row, info);
+}
+
+// ---- keyload ------------------------------------------------------------------------------------
+// A PKCS#8 private key into the abstract key (gnutls_privkey_import_x509_raw, which tries PKCS#8
+// among the private-key formats GnuTLS reads), a certificate into a gnutls_x509_crt_t
+// (gnutls_x509_crt_import, which decodes it without verifying it, as OpenSSL's d2i_X509);
+// PEM or DER, as the algorithm names.
+
+class Certificate {
+ public:
+  Certificate() { check(gnutls_x509_crt_init(&crt_), "certificate init"); }
+  ~Certificate() { gnutls_x509_crt_deinit(crt_); }
+  Certificate(const Certificate&) = delete;
+  Certificate& operator=(const Certificate&) = delete;
+  gnutls_x509_crt_t get() const { return crt_; }
+
+ private:
+  gnutls_x509_crt_t crt_ = nullptr;
+};
+
+bool is_certificate(const AlgorithmInfo& info) { return info.name.rfind("x509-", 0) == 0; }
+
+gnutls_x509_crt_fmt_t format_of(const AlgorithmInfo& info) {
+  const std::string& n = info.name;
+  const bool pem = n.size() > 4 && n.compare(n.size() - 4, 4, "-pem") == 0;
+  return pem ? GNUTLS_X509_FMT_PEM : GNUTLS_X509_FMT_DER;
+}
+
+// The row of the key type a keyload algorithm decodes (certificates: RSA ones only).
+const SigRow* keyload_row(const AlgorithmInfo& info) {
+  if (info.kind != Kind::Keyload) return nullptr;
+  const SigRow* row = lookup_sig(info.key_type);
+  if (row && is_certificate(info) && row->pk != GNUTLS_PK_RSA) return nullptr;
+  return row;
+}
+
+void import_encoded(const PrivKey& key, gnutls_x509_crt_fmt_t format, const uint8_t* in,
+                    size_t len) {
+  const gnutls_datum_t data = view(in, len);
+  check(gnutls_privkey_import_x509_raw(key.get(), &data, format, nullptr, 0), "decode private key");
+}
+
+void import_encoded(const Certificate& crt, gnutls_x509_crt_fmt_t format, const uint8_t* in,
+                    size_t len) {
+  const gnutls_datum_t data = view(in, len);
+  check(gnutls_x509_crt_import(crt.get(), &data, format), "decode certificate");
+}
+
+class KeyloadOp : public Operation {
+ public:
+  explicit KeyloadOp(const AlgorithmInfo& info)
+      : certificate_(is_certificate(info)), format_(format_of(info)) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t*) override {
+    if (certificate_) {
+      Certificate crt;
+      import_encoded(crt, format_, in, len);
+    } else {
+      PrivKey key;
+      import_encoded(key, format_, in, len);
+    }
+    return 0;
+  }
+
+ private:
+  bool certificate_;
+  gnutls_x509_crt_fmt_t format_;
+};
+
+KeyParts decoded_parts(const AlgorithmInfo& info, const SigRow& row, const Bytes& encoded) {
+  if (is_certificate(info)) {
+    Certificate crt;
+    import_encoded(crt, format_of(info), encoded.data(), encoded.size());
+    OwnedDatum n, e;
+    check(gnutls_x509_crt_get_pk_rsa_raw(crt.get(), &n.d, &e.d), "certificate RSA key");
+    return {{"n", n.bytes()}, {"e", e.bytes()}};
+  }
+  PrivKey key;
+  import_encoded(key, format_of(info), encoded.data(), encoded.size());
+  return exported(key.get(), row, info);
 }
 
 // ---- key derivation -----------------------------------------------------------------------------
@@ -589,7 +679,8 @@ class GnutlsProvider : public Provider {
     accelerators_ = log.empty() ? "(not captured: GnuTLS was initialised elsewhere in the process)"
                                 : accelerators_from(log);
     for (const auto& a : cb::algorithms())
-      if (usable(a.name) || lookup_sig(a.name) || lookup_kdf(a.name)) offered_.push_back(a.name);
+      if (usable(a.name) || lookup_sig(a.name) || lookup_kdf(a.name) || keyload_row(a))
+        offered_.push_back(a.name);
   }
   std::vector<std::string> algorithms() const override { return offered_; }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
@@ -597,6 +688,7 @@ class GnutlsProvider : public Provider {
     const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
     if (std::find(offered_.begin(), offered_.end(), algorithm) == offered_.end())
       throw Unsupported("gnutls does not offer " + algorithm);
+    if (keyload_row(*info)) return std::make_unique<KeyloadOp>(*info);
     check_param_sizes(*info, params);
 
     if (const Row* r = lookup(kCiphers, algorithm))
@@ -615,6 +707,12 @@ class GnutlsProvider : public Provider {
     }
     if (const KdfRow* r = lookup_kdf(algorithm)) return std::make_unique<KdfOp>(*r, *info, params);
     throw Unsupported("gnutls does not offer " + algorithm + " " + to_string(op));
+  }
+  KeyParts decode_key(const std::string& algorithm, const Bytes& encoded) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keyload);
+    const SigRow* row = keyload_row(info);
+    if (!row) throw Unsupported("gnutls does not decode " + algorithm);
+    return decoded_parts(info, *row, encoded);
   }
   KeyParts generate_key(const std::string& algorithm) override {
     const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);

@@ -6,6 +6,7 @@
 // Public key: RSA (PKCS#1 v1.5, PSS, OAEP, key generation), ECDSA and ECDH on the NIST curves,
 // X25519/X448 through the same ECDH functions (mbedTLS 2.28 has no EdDSA), FFDH with the RFC 7919
 // primes from dhm.h, PBKDF2 and HKDF (no scrypt or Argon2). Randomness comes from one CTR_DRBG.
+// keyload: RSA and EC PKCS#8 keys (mbedtls_pk_parse_key) and, with libmbedx509, certificates.
 #include <mbedtls/aesni.h>
 #include <mbedtls/bignum.h>
 #include <mbedtls/cipher.h>
@@ -19,15 +20,20 @@
 #include <mbedtls/error.h>
 #include <mbedtls/hkdf.h>
 #include <mbedtls/md.h>
+#include <mbedtls/pk.h>
 #include <mbedtls/pkcs5.h>
 #include <mbedtls/rsa.h>
 #include <mbedtls/version.h>
+#ifdef CB_MBEDTLS_X509
+#include <mbedtls/x509_crt.h>
+#endif
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "cryptobench/provider.hpp"
 
@@ -796,6 +802,140 @@ class HkdfOp : public Operation {
   size_t out_len_;
 };
 
+// ---- keyload: PKCS#8 private keys (mbedtls_pk_parse_key) and X.509 certificates
+// (mbedtls_x509_crt_parse, in libmbedx509: offered when the build found it), PEM or DER.
+// mbedTLS 2.28 has no Ed25519. Its PEM parsers take a NUL-terminated string (the input's last
+// byte must be the NUL, which mbedtls_pk_parse_keyfile appends after reading a file), so a PEM
+// run copies the encoding into a buffer with one, as an application holding the bytes must.
+
+bool is_certificate(const AlgorithmInfo& info) { return info.name.rfind("x509-", 0) == 0; }
+bool is_pem(const AlgorithmInfo& info) {
+  const std::string& n = info.name;
+  return n.size() > 4 && n.compare(n.size() - 4, 4, "-pem") == 0;
+}
+
+bool keyload_offered(const AlgorithmInfo& info) {
+#ifndef CB_MBEDTLS_X509
+  if (is_certificate(info)) return false;
+#endif
+  if (info.key_type.rfind("rsa-", 0) == 0) return true;
+  return info.key_type.rfind("ecdsa-", 0) == 0 && curve_available(curve_of(info.key_type));
+}
+
+// The bytes a parser takes: PEM with its terminating NUL (copied into `scratch`), DER as is.
+std::pair<const unsigned char*, size_t> parser_input(bool pem, const uint8_t* in, size_t len,
+                                                     Bytes& scratch) {
+  if (!pem) return {in, len};
+  scratch.assign(in, in + len);
+  scratch.push_back('\0');
+  return {scratch.data(), scratch.size()};
+}
+
+class PkContext {
+ public:
+  PkContext() { mbedtls_pk_init(&ctx_); }
+  ~PkContext() { mbedtls_pk_free(&ctx_); }
+  PkContext(const PkContext&) = delete;
+  PkContext& operator=(const PkContext&) = delete;
+  mbedtls_pk_context* get() { return &ctx_; }
+
+ private:
+  mbedtls_pk_context ctx_;
+};
+
+void parse_key(PkContext& pk, bool pem, const uint8_t* in, size_t len, Bytes& scratch) {
+  const auto [data, n] = parser_input(pem, in, len, scratch);
+  check(mbedtls_pk_parse_key(pk.get(), data, n, nullptr, 0), "decode private key");
+}
+
+#ifdef CB_MBEDTLS_X509
+class Certificate {
+ public:
+  Certificate() { mbedtls_x509_crt_init(&crt_); }
+  ~Certificate() { mbedtls_x509_crt_free(&crt_); }
+  Certificate(const Certificate&) = delete;
+  Certificate& operator=(const Certificate&) = delete;
+  mbedtls_x509_crt* get() { return &crt_; }
+
+ private:
+  mbedtls_x509_crt crt_;
+};
+
+// A positive return counts the certificates of a PEM chain that failed: a failure too.
+void parse_certificate(Certificate& crt, bool pem, const uint8_t* in, size_t len, Bytes& scratch) {
+  const auto [data, n] = parser_input(pem, in, len, scratch);
+  check(mbedtls_x509_crt_parse(crt.get(), data, n), "decode certificate");
+}
+#endif
+
+class KeyloadOp : public Operation {
+ public:
+  explicit KeyloadOp(const AlgorithmInfo& info)
+      : certificate_(is_certificate(info)), pem_(is_pem(info)) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t*) override {
+#ifdef CB_MBEDTLS_X509
+    if (certificate_) {
+      Certificate crt;
+      parse_certificate(crt, pem_, in, len, scratch_);
+      return 0;
+    }
+#endif
+    PkContext pk;
+    parse_key(pk, pem_, in, len, scratch_);
+    return 0;
+  }
+
+ private:
+  bool certificate_, pem_;
+  Bytes scratch_;  // the NUL-terminated PEM; its capacity is kept from run to run
+};
+
+// A decoded key's parts in the catalogue's format; the public ones only for a certificate's key.
+KeyParts key_parts(const AlgorithmInfo& info, mbedtls_pk_context* pk, bool with_private) {
+  switch (mbedtls_pk_get_type(pk)) {
+    case MBEDTLS_PK_RSA: {
+      mbedtls_rsa_context* rsa = mbedtls_pk_rsa(*pk);
+      Mpi n, p, q, d, e, dp, dq, qinv;
+      if (!with_private) {
+        check(mbedtls_rsa_export(rsa, n.get(), nullptr, nullptr, nullptr, e.get()), "RSA export");
+        return {{"n", to_bytes(n.get())}, {"e", to_bytes(e.get())}};
+      }
+      check(mbedtls_rsa_export(rsa, n.get(), p.get(), q.get(), d.get(), e.get()), "RSA export");
+      check(mbedtls_rsa_export_crt(rsa, dp.get(), dq.get(), qinv.get()), "RSA CRT export");
+      return {{"n", to_bytes(n.get())},   {"e", to_bytes(e.get())},      {"d", to_bytes(d.get())},
+              {"p", to_bytes(p.get())},   {"q", to_bytes(q.get())},      {"dp", to_bytes(dp.get())},
+              {"dq", to_bytes(dq.get())}, {"qinv", to_bytes(qinv.get())}};
+    }
+    case MBEDTLS_PK_ECKEY:
+    case MBEDTLS_PK_ECDSA: {
+      const mbedtls_ecp_keypair* ec = mbedtls_pk_ec(*pk);
+      if (ec->grp.id != curve_of(info.key_type))
+        throw Error("mbedtls keyload: " + info.name + " decoded to a key on another curve");
+      const size_t f = (ec->grp.pbits + 7) / 8;
+      KeyParts out = {{"x", to_bytes(&ec->Q.X, f)}, {"y", to_bytes(&ec->Q.Y, f)}};
+      if (with_private) out["d"] = to_bytes(&ec->d, f);
+      return out;
+    }
+    default:
+      break;
+  }
+  throw Error("mbedtls keyload: " + info.name + " decoded to a key of another type");
+}
+
+KeyParts decoded_parts(const AlgorithmInfo& info, const Bytes& encoded) {
+  Bytes scratch;
+#ifdef CB_MBEDTLS_X509
+  if (is_certificate(info)) {
+    Certificate crt;
+    parse_certificate(crt, is_pem(info), encoded.data(), encoded.size(), scratch);
+    return key_parts(info, &crt.get()->pk, false);
+  }
+#endif
+  PkContext pk;
+  parse_key(pk, is_pem(info), encoded.data(), encoded.size(), scratch);
+  return key_parts(info, pk.get(), true);
+}
+
 class MbedtlsProvider : public Provider {
  public:
   std::string name() const override { return "mbedtls"; }
@@ -831,11 +971,22 @@ class MbedtlsProvider : public Provider {
     for (const auto& g : kFfdhe) out.push_back(g.name);
     for (const char* kdf : {"pbkdf2-sha1", "pbkdf2-sha256", "pbkdf2-sha512", "hkdf-sha256"})
       out.push_back(kdf);
+    for (const auto& a : cb::algorithms())
+      if (a.kind == Kind::Keyload && keyload_offered(a)) out.push_back(a.name);
     return out;
+  }
+  KeyParts decode_key(const std::string& algorithm, const Bytes& encoded) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keyload);
+    if (!keyload_offered(info)) throw Unsupported("mbedtls does not decode " + algorithm);
+    return decoded_parts(info, encoded);
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
     const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
+    if (info->kind == Kind::Keyload) {
+      if (!keyload_offered(*info)) throw Unsupported("mbedtls does not decode " + algorithm);
+      return std::make_unique<KeyloadOp>(*info);
+    }
     if (is_public_key(info->kind) || info->kind == Kind::Kdf) return prepare_pk(*info, op, params);
     if (const CipherRow* row = lookup(kCiphers, algorithm)) {
       const mbedtls_cipher_info_t* ci = cipher_info(row->type, algorithm);

@@ -4,10 +4,11 @@
 // native/cmake/versions.cmake compiles it for a versioned provider (openssl@1.1.1) against the
 // static library `make versions` built, with CB_PROVIDER_NAME and CB_BUILD_RECORD defined.
 //
-// Offered: the symmetric ciphers, AEADs, digests and MACs, and keyload (openssl_keyload.hpp,
-// whose decoded keys are exported part by part with RSA_get0_key & co.). Public-key operations
-// and KDFs are not offered on this path yet (their keys are imported part by part with
-// RSA_set0_key & co. in this API, a port of openssl.cpp's import not done): their cases say so.
+// Offered: the symmetric ciphers, AEADs, digests and MACs; keyload (openssl_keyload.hpp, whose
+// decoded keys are exported part by part with RSA_get0_key & co.); and signatures -- RSA PKCS#1
+// v1.5 and PSS, ECDSA on P-256/384/521, Ed25519, with key generation for the last two -- whose
+// keys are imported part by part with RSA_set0_key & co. ("signatures" below). Public-key
+// encryption, key agreement and KDFs are not on this path yet: their cases say so.
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/cmac.h>
@@ -23,6 +24,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 
 #include "cryptobench/provider.hpp"
 
@@ -288,6 +291,243 @@ KeyParts export_parts(const AlgorithmInfo& info, const EVP_PKEY* cpkey, bool wit
   return out;
 }
 
+// ---- signatures ---------------------------------------------------------------------------------
+// RSA (PKCS#1 v1.5, PSS) and ECDSA hash the message with EVP_Digest* and sign the digest with
+// EVP_PKEY_sign on a context initialised once, as openssl.cpp does; Ed25519 signs the message
+// with the one-shot EVP_DigestSign (stateless in 1.1.1, so one initialisation serves every
+// run; the gate runs each prepared operation twice). Keys are imported part by part with the
+// setters the 1.1.1 API shares with BoringSSL and AWS-LC: RSA_set0_key/_factors/_crt_params,
+// EC_KEY_set_public_key_affine_coordinates (which checks the point is on the curve) and
+// EC_KEY_set_private_key, EVP_PKEY_new_raw_private_key/public_key.
+
+struct PkeyFree {
+  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
+};
+using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
+struct PkeyCtxFree {
+  void operator()(EVP_PKEY_CTX* c) const { EVP_PKEY_CTX_free(c); }
+};
+using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree>;
+struct BnFree {
+  void operator()(BIGNUM* b) const { BN_clear_free(b); }
+};
+using BnPtr = std::unique_ptr<BIGNUM, BnFree>;
+struct MdCtxFree {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+int ec_nid(const AlgorithmInfo& info) {
+  if (info.key_type == "ecdsa-p256") return NID_X9_62_prime256v1;
+  if (info.key_type == "ecdsa-p384") return NID_secp384r1;
+  if (info.key_type == "ecdsa-p521") return NID_secp521r1;
+  return NID_undef;
+}
+
+// The signature algorithms offered on this path.
+bool signature_offered(const AlgorithmInfo& info) {
+  if (info.kind != Kind::Signature) return false;
+  if (info.family == "rsa-pkcs1" || info.family == "rsa-pss" || info.family == "ecdsa")
+    return EVP_get_digestbyname(info.digest.c_str()) != nullptr &&
+           (info.family != "ecdsa" || ec_nid(info) != NID_undef);
+  return info.name == "ed25519";
+}
+
+// The ctrl macros of 1.1.1 (EVP_PKEY_CTX_set_rsa_padding & co.) return a positive value on success.
+void check_ctrl(int ret, const char* what) {
+  if (ret <= 0) throw Error(last_error(what));
+}
+
+BnPtr bn(const KeyParts& k, const char* name) {
+  const Bytes& b = key_part(k, name);
+  BnPtr out(BN_bin2bn(b.data(), static_cast<int>(b.size()), nullptr));
+  if (!out) throw Error(last_error("BN_bin2bn"));
+  return out;
+}
+
+PkeyPtr import_key(const AlgorithmInfo& info, const KeyParts& k, bool with_private) {
+  if (info.key_type == "ed25519") {
+    const Bytes& part = key_part(k, with_private ? "priv" : "pub");
+    EVP_PKEY* p =
+        with_private
+            ? EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, part.data(), part.size())
+            : EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, part.data(), part.size());
+    if (!p) throw Error(last_error("Ed25519 key import"));
+    return PkeyPtr(p);
+  }
+  PkeyPtr pkey(EVP_PKEY_new());
+  if (!pkey) throw Error(last_error("EVP_PKEY_new"));
+  if (starts_with(info.key_type, "rsa-")) {
+    RSA* rsa = RSA_new();
+    if (!rsa || EVP_PKEY_assign_RSA(pkey.get(), rsa) != 1) {
+      RSA_free(rsa);
+      throw Error(last_error("RSA key"));
+    }
+    // Each set0 takes its integers over only when it succeeds.
+    BnPtr n = bn(k, "n"), e = bn(k, "e"), d;
+    if (with_private) d = bn(k, "d");
+    check(RSA_set0_key(rsa, n.get(), e.get(), d.get()), "RSA_set0_key");
+    (void)n.release(), (void)e.release(), (void)d.release();
+    if (with_private) {
+      BnPtr p = bn(k, "p"), q = bn(k, "q");
+      check(RSA_set0_factors(rsa, p.get(), q.get()), "RSA_set0_factors");
+      (void)p.release(), (void)q.release();
+      BnPtr dp = bn(k, "dp"), dq = bn(k, "dq"), qinv = bn(k, "qinv");
+      check(RSA_set0_crt_params(rsa, dp.get(), dq.get(), qinv.get()), "RSA_set0_crt_params");
+      (void)dp.release(), (void)dq.release(), (void)qinv.release();
+    }
+    if (static_cast<size_t>(RSA_bits(rsa)) != info.bits)
+      throw Error(info.name + " needs a " + std::to_string(info.bits) + "-bit modulus");
+    return pkey;
+  }
+  if (ec_nid(info) != NID_undef) {
+    EC_KEY* ec = EC_KEY_new_by_curve_name(ec_nid(info));
+    if (!ec || EVP_PKEY_assign_EC_KEY(pkey.get(), ec) != 1) {
+      EC_KEY_free(ec);
+      throw Error(last_error("EC key"));
+    }
+    // Signing needs only d; the public point, when given, is checked to lie on the curve.
+    if (!with_private || (k.count("x") && k.count("y"))) {
+      BnPtr x = bn(k, "x"), y = bn(k, "y");
+      check(EC_KEY_set_public_key_affine_coordinates(ec, x.get(), y.get()), "EC public key");
+    }
+    if (with_private) check(EC_KEY_set_private_key(ec, bn(k, "d").get()), "EC private key");
+    return pkey;
+  }
+  throw Unsupported(CB_PROVIDER_NAME ": cannot import " + info.key_type + " keys");
+}
+
+// ECDSA signatures travel as r||s; EVP_PKEY_sign/verify speak DER.
+Bytes rs_to_der(const Bytes& rs, size_t width) {
+  BnPtr r(BN_bin2bn(rs.data(), static_cast<int>(width), nullptr));
+  BnPtr s(BN_bin2bn(rs.data() + width, static_cast<int>(width), nullptr));
+  ECDSA_SIG* sig = ECDSA_SIG_new();
+  if (!r || !s || !sig || ECDSA_SIG_set0(sig, r.get(), s.get()) != 1) {
+    ECDSA_SIG_free(sig);
+    throw Error(last_error("ECDSA_SIG_set0"));
+  }
+  (void)r.release(), (void)s.release();
+  unsigned char* der = nullptr;
+  const int n = i2d_ECDSA_SIG(sig, &der);
+  ECDSA_SIG_free(sig);
+  if (n <= 0) throw Error(last_error("i2d_ECDSA_SIG"));
+  Bytes out(der, der + n);
+  OPENSSL_free(der);
+  return out;
+}
+
+class HashSignOp : public Operation {
+ public:
+  HashSignOp(const AlgorithmInfo& info, OpKind op, const Params& p)
+      : sign_(op == OpKind::Sign),
+        ecdsa_(info.family == "ecdsa"),
+        width_((info.bits + 7) / 8),
+        md_(EVP_get_digestbyname(info.digest.c_str())),
+        mdctx_(EVP_MD_CTX_new()) {
+    if (!md_) throw Unsupported(CB_PROVIDER_NAME " has no digest " + info.digest);
+    if (!mdctx_) throw Error("EVP_MD_CTX_new failed");
+    pkey_ = import_key(info, p.keypair, sign_);
+    ctx_.reset(EVP_PKEY_CTX_new(pkey_.get(), nullptr));
+    if (!ctx_) throw Error(last_error("EVP_PKEY_CTX_new"));
+    check(sign_ ? EVP_PKEY_sign_init(ctx_.get()) : EVP_PKEY_verify_init(ctx_.get()),
+          "sign/verify init");
+    if (!ecdsa_) {
+      const bool pss = info.family == "rsa-pss";
+      check_ctrl(
+          EVP_PKEY_CTX_set_rsa_padding(ctx_.get(), pss ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING),
+          "RSA padding");
+      if (pss) {
+        check_ctrl(EVP_PKEY_CTX_set_rsa_mgf1_md(ctx_.get(), md_), "MGF1 digest");
+        check_ctrl(EVP_PKEY_CTX_set_rsa_pss_saltlen(ctx_.get(), 32), "PSS salt length");
+      }
+    }
+    check_ctrl(EVP_PKEY_CTX_set_signature_md(ctx_.get(), md_), "signature digest");
+    if (sign_)
+      scratch_.resize(static_cast<size_t>(EVP_PKEY_size(pkey_.get())));
+    else if (!ecdsa_)
+      sig_ = p.signature;
+    else if (p.signature.size() == 2 * width_)
+      sig_ = rs_to_der(p.signature, width_);
+    // else: a malformed r||s; sig_ stays empty and every run() rejects it
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    check(EVP_DigestInit_ex(mdctx_.get(), md_, nullptr), "digest init");
+    check(EVP_DigestUpdate(mdctx_.get(), in, len), "digest update");
+    check(EVP_DigestFinal_ex(mdctx_.get(), digest, &dlen), "digest final");
+    if (!sign_) {
+      if (sig_.empty() ||
+          EVP_PKEY_verify(ctx_.get(), sig_.data(), sig_.size(), digest, dlen) != 1) {
+        ERR_clear_error();
+        throw Error("signature is not valid");
+      }
+      return 0;
+    }
+    size_t n = scratch_.size();
+    if (!ecdsa_) {
+      check(EVP_PKEY_sign(ctx_.get(), out, &n, digest, dlen), "sign");
+      return n;
+    }
+    check(EVP_PKEY_sign(ctx_.get(), scratch_.data(), &n, digest, dlen), "sign");
+    const unsigned char* der = scratch_.data();
+    ECDSA_SIG* sig = d2i_ECDSA_SIG(nullptr, &der, static_cast<long>(n));
+    if (!sig) throw Error(last_error("d2i_ECDSA_SIG"));
+    const BIGNUM *r = nullptr, *s = nullptr;
+    ECDSA_SIG_get0(sig, &r, &s);
+    const bool ok = BN_bn2binpad(r, out, static_cast<int>(width_)) >= 0 &&
+                    BN_bn2binpad(s, out + width_, static_cast<int>(width_)) >= 0;
+    ECDSA_SIG_free(sig);
+    if (!ok) throw Error("ECDSA r or s wider than the field");
+    return 2 * width_;
+  }
+
+ private:
+  bool sign_, ecdsa_;
+  size_t width_;
+  const EVP_MD* md_;
+  MdCtxPtr mdctx_;
+  PkeyPtr pkey_;
+  PkeyCtxPtr ctx_;
+  Bytes sig_, scratch_;
+};
+
+class EddsaOp : public Operation {
+ public:
+  EddsaOp(const AlgorithmInfo& info, OpKind op, const Params& p)
+      : sign_(op == OpKind::Sign),
+        sig_len_(info.output_len),
+        sig_(p.signature),
+        pkey_(import_key(info, p.keypair, sign_)),
+        mdctx_(EVP_MD_CTX_new()) {
+    if (!mdctx_) throw Error("EVP_MD_CTX_new failed");
+    check(sign_ ? EVP_DigestSignInit(mdctx_.get(), nullptr, nullptr, nullptr, pkey_.get())
+                : EVP_DigestVerifyInit(mdctx_.get(), nullptr, nullptr, nullptr, pkey_.get()),
+          "EdDSA init");
+  }
+  size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
+    if (sign_) {
+      size_t n = sig_len_;
+      check(EVP_DigestSign(mdctx_.get(), out, &n, in, len), "EdDSA sign");
+      return n;
+    }
+    if (EVP_DigestVerify(mdctx_.get(), sig_.data(), sig_.size(), in, len) != 1) {
+      ERR_clear_error();
+      throw Error("signature is not valid");
+    }
+    return 0;
+  }
+
+ private:
+  bool sign_;
+  size_t sig_len_;
+  Bytes sig_;
+  PkeyPtr pkey_;
+  MdCtxPtr mdctx_;
+};
+
 class Openssl11Provider : public Provider {
  public:
   std::string name() const override { return CB_PROVIDER_NAME; }
@@ -313,8 +553,17 @@ class Openssl11Provider : public Provider {
       if (EVP_get_digestbyname(r.evp)) out.push_back(r.ours);
     for (const auto& r : kMacs) out.push_back(r.ours);
     for (const auto& a : cb::algorithms())
-      if (a.kind == Kind::Keyload) out.push_back(a.name);
+      if (a.kind == Kind::Keyload || signature_offered(a)) out.push_back(a.name);
     return out;
+  }
+  KeyParts generate_key(const std::string& algorithm) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keygen);
+    if (!signature_offered(info))
+      throw Unsupported(std::string(CB_PROVIDER_NAME " cannot generate ") + algorithm + " keys");
+    EVP_PKEY* raw = nullptr;
+    check(EVP_PKEY_keygen(keygen_ctx(info), &raw), "key generation");
+    PkeyPtr pkey(raw);
+    return export_parts(info, pkey.get(), true);
   }
   KeyParts decode_key(const std::string& algorithm, const Bytes& encoded) override {
     const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keyload);
@@ -343,9 +592,15 @@ class Openssl11Provider : public Provider {
     }
     if (info->kind == Kind::Keyload)
       return std::make_unique<KeyloadOp>(checked_algorithm(algorithm, op).name);
+    if (signature_offered(*info)) {
+      checked_algorithm(algorithm, op);
+      if (info->name == "ed25519") return std::make_unique<EddsaOp>(*info, op, params);
+      return std::make_unique<HashSignOp>(*info, op, params);
+    }
     if (is_public_key(info->kind) || info->kind == Kind::Kdf)
       throw Unsupported(std::string(CB_PROVIDER_NAME) +
-                        ": public-key operations and KDFs are not on the 1.1.1-API path yet");
+                        ": public-key encryption, key agreement and KDFs are not on the "
+                        "1.1.1-API path yet");
     throw Unsupported(std::string(CB_PROVIDER_NAME " does not offer ") + algorithm);
   }
   std::map<std::string, std::string> code_path() const override {
@@ -358,6 +613,22 @@ class Openssl11Provider : public Provider {
 #endif
     return out;
   }
+
+ private:
+  // One key-generation context per key type, kept so that each timed generate_key() is only
+  // EVP_PKEY_keygen and the export.
+  EVP_PKEY_CTX* keygen_ctx(const AlgorithmInfo& info) {
+    auto it = keygen_.find(info.name);
+    if (it != keygen_.end()) return it->second.get();
+    const bool ec = ec_nid(info) != NID_undef;
+    PkeyCtxPtr ctx(EVP_PKEY_CTX_new_id(ec ? EVP_PKEY_EC : EVP_PKEY_ED25519, nullptr));
+    if (!ctx) throw Error(last_error("EVP_PKEY_CTX_new_id"));
+    check(EVP_PKEY_keygen_init(ctx.get()), "keygen init");
+    if (ec) check_ctrl(EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx.get(), ec_nid(info)), "EC curve");
+    return keygen_.emplace(info.name, std::move(ctx)).first->second.get();
+  }
+
+  std::map<std::string, PkeyCtxPtr> keygen_;
 };
 
 }  // namespace

@@ -5,12 +5,14 @@
 // Public key: RSA (PKCS#1 v1.5, PSS, OAEP, key generation), ECDSA/ECDH on the NIST curves,
 // Ed25519, Ed448, X25519, X448, FFDH over the RFC 7919 groups, PBKDF2, scrypt and HKDF (wolfSSL
 // 5.5 has no Argon2). One Hash_DRBG (WC_RNG) made in init() serves every operation.
+// keyload: PKCS#8 RSA, EC and Ed25519 keys and RSA certificates, PEM or DER (see "keyload").
 // clang-format off
 #include <wolfssl/options.h>
 // clang-format on
 #include <wolfssl/ssl.h>
 #include <wolfssl/version.h>
 #include <wolfssl/wolfcrypt/aes.h>
+#include <wolfssl/wolfcrypt/asn.h>
 #include <wolfssl/wolfcrypt/asn_public.h>
 #include <wolfssl/wolfcrypt/blake2.h>
 #include <wolfssl/wolfcrypt/chacha.h>
@@ -257,14 +259,19 @@ class RsaOp : public Operation {
   int hash_oid_ = 0;
 };
 
+// A private key's parts; wolfSSL's u is PKCS#1's qInv.
+KeyParts rsa_parts(RsaKey* key) {
+  return {{"n", mp_bytes(&key->n)},   {"e", mp_bytes(&key->e)},   {"d", mp_bytes(&key->d)},
+          {"p", mp_bytes(&key->p)},   {"q", mp_bytes(&key->q)},   {"dp", mp_bytes(&key->dP)},
+          {"dq", mp_bytes(&key->dQ)}, {"qinv", mp_bytes(&key->u)}};
+}
+
 KeyParts generate_rsa(const AlgorithmInfo& info, WC_RNG* rng) {
   RsaKeyHolder holder;
   RsaKey* key = holder.get();
   check(wc_MakeRsaKey(key, static_cast<int>(info.bits), WC_RSA_EXPONENT, rng),
         "RSA key generation");
-  return {{"n", mp_bytes(&key->n)},   {"e", mp_bytes(&key->e)},   {"d", mp_bytes(&key->d)},
-          {"p", mp_bytes(&key->p)},   {"q", mp_bytes(&key->q)},   {"dp", mp_bytes(&key->dP)},
-          {"dq", mp_bytes(&key->dQ)}, {"qinv", mp_bytes(&key->u)}};
+  return rsa_parts(key);
 }
 
 #endif
@@ -309,6 +316,10 @@ class EccKey {
   }
   KeyParts generate(WC_RNG* rng) {
     check(wc_ecc_make_key_ex(rng, static_cast<int>(size_), &key_, curve_), "EC key generation");
+    return parts();
+  }
+  // The private key's parts, each padded to the field size.
+  KeyParts parts() {
     Bytes x(size_), y(size_), d(size_);
     word32 xl = len32(size_), yl = len32(size_), dl = len32(size_);
     check(wc_ecc_export_private_raw(&key_, x.data(), &xl, y.data(), &yl, d.data(), &dl),
@@ -731,6 +742,184 @@ class KdfOp : public Operation {
   uint64_t n_ = 0;
 };
 
+// ---- keyload ------------------------------------------------------------------------------------
+// Decoding a PKCS#8 private key or an X.509 certificate with wolfCrypt's calls, as a wolfCrypt
+// application makes them: wc_KeyPemToDer / wc_CertPemToDer from PEM, then the decoder of the key
+// type, which the application knows (here: the algorithm's): wc_RsaPrivateKeyDecode (it skips a
+// PKCS#8 header itself); wc_EccPrivateKeyDecode after wc_GetPkcs8TraditionalOffset, as it reads
+// only the SEC 1 key inside (the curve then follows from the key's size, as when wolfSSL loads a
+// PKCS#8 key itself); wc_Ed25519PrivateKeyDecode (RFC 8410's PKCS#8); wc_ParseCert without
+// verification (OpenSSL's d2i_X509 does not verify either). A PKCS#8 Ed25519 key holds only the
+// seed: its public key is derived on load, as the other libraries' decoders do, since wolfCrypt
+// signs only with both halves.
+
+enum class Encoded { Rsa, Ec, Ed25519, Certificate };
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool pem_encoded(const AlgorithmInfo& info) {
+  const std::string& n = info.name;
+  return n.size() > 4 && n.compare(n.size() - 4, 4, "-pem") == 0;
+}
+
+bool keyload_offered(const AlgorithmInfo& info) {
+  if (info.kind != Kind::Keyload) return false;
+#ifndef WOLFSSL_PEM_TO_DER
+  if (pem_encoded(info)) return false;
+#endif
+  const std::string& type = info.key_type;
+#if !defined(NO_RSA) && defined(WC_RSA_PSS) && defined(WOLFSSL_KEY_GEN) && !defined(NO_CERTS)
+  if (starts_with(type, "rsa-")) return true;  // the key, or a certificate of it
+#endif
+#ifdef HAVE_ECC
+  if (starts_with(type, "ecdsa-") && !starts_with(info.name, "x509-"))
+    return ecc_curve_available(ecc_curve(type));
+#endif
+#if defined(HAVE_ED25519) && defined(HAVE_ED25519_KEY_IMPORT)
+  if (type == "ed25519" && !starts_with(info.name, "x509-")) return true;
+#endif
+  return false;
+}
+
+#if defined(HAVE_ED25519) && defined(HAVE_ED25519_KEY_IMPORT)
+class Ed25519Key {
+ public:
+  Ed25519Key() { check(wc_ed25519_init(&key_), "Ed25519 init"); }
+  ~Ed25519Key() { wc_ed25519_free(&key_); }
+  Ed25519Key(const Ed25519Key&) = delete;
+  Ed25519Key& operator=(const Ed25519Key&) = delete;
+  ed25519_key* get() { return &key_; }
+
+ private:
+  ed25519_key key_;
+};
+#endif
+
+#ifndef NO_CERTS
+class ParsedCert {
+ public:
+  ParsedCert(const byte* der, word32 len) { wc_InitDecodedCert(&cert_, der, len, nullptr); }
+  ~ParsedCert() { wc_FreeDecodedCert(&cert_); }
+  ParsedCert(const ParsedCert&) = delete;
+  ParsedCert& operator=(const ParsedCert&) = delete;
+  DecodedCert* get() { return &cert_; }
+
+ private:
+  DecodedCert cert_;
+};
+#endif
+
+class KeyloadOp : public Operation {
+ public:
+  explicit KeyloadOp(const AlgorithmInfo& info)
+      : key_type_(info.key_type),
+        type_(starts_with(info.name, "x509-")        ? Encoded::Certificate
+              : starts_with(info.key_type, "rsa-")   ? Encoded::Rsa
+              : starts_with(info.key_type, "ecdsa-") ? Encoded::Ec
+                                                     : Encoded::Ed25519),
+        pem_(pem_encoded(info)) {}
+  size_t run(const uint8_t* in, size_t len, uint8_t*) override {
+    decode(in, len, nullptr);
+    return 0;
+  }
+  // Decodes `in`; with `parts`, also reads the decoded key's parts out (Provider::decode_key): all
+  // of a private key's, the public ones of a certificate's key.
+  void decode(const uint8_t* in, size_t len, KeyParts* parts) {
+    const byte* der = nonnull(in);
+    word32 der_len = len32(len);
+#ifdef WOLFSSL_PEM_TO_DER
+    if (pem_) {
+      der_.resize(len + 1);  // the DER is shorter than its PEM armour
+      const int size = static_cast<int>(der_len);
+      const int n = type_ == Encoded::Certificate
+                        ? wc_CertPemToDer(der, size, der_.data(), size, CERT_TYPE)
+                        : wc_KeyPemToDer(der, size, der_.data(), size, nullptr);
+      if (n < 0) check(n, "PEM to DER");
+      der = der_.data();
+      der_len = static_cast<word32>(n);
+    }
+#endif
+    switch (type_) {
+#if !defined(NO_RSA) && defined(WC_RSA_PSS) && defined(WOLFSSL_KEY_GEN)
+      case Encoded::Rsa: {
+        RsaKeyHolder key;
+        word32 idx = 0;
+        check(wc_RsaPrivateKeyDecode(der, &idx, key.get(), der_len), "decode RSA private key");
+        if (parts) *parts = rsa_parts(key.get());
+        return;
+      }
+#ifndef NO_CERTS
+      case Encoded::Certificate: {
+        ParsedCert cert(der, der_len);
+        check(wc_ParseCert(cert.get(), CERT_TYPE, NO_VERIFY, nullptr), "decode certificate");
+        if (parts) *parts = certificate_rsa_key(cert.get());
+        return;
+      }
+#endif
+#endif
+#ifdef HAVE_ECC
+      case Encoded::Ec: {
+        EccKey key(ecc_curve(key_type_));
+        word32 idx = 0;
+        // A PKCS#8 header is skipped if there is one (wc_KeyPemToDer may have removed it already).
+        // The function only reads its input; its parameter is not const.
+        if (wc_GetPkcs8TraditionalOffset(const_cast<byte*>(der), &idx, der_len) < 0) idx = 0;
+        check(wc_EccPrivateKeyDecode(der, &idx, key.get(), der_len), "decode EC private key");
+        if (!parts) return;
+        if (!key.get()->dp || key.get()->dp->id != ecc_curve(key_type_))
+          throw Error("wolfssl keyload: the " + key_type_ + " key decoded on another curve");
+        *parts = key.parts();
+        return;
+      }
+#endif
+#if defined(HAVE_ED25519) && defined(HAVE_ED25519_KEY_IMPORT)
+      case Encoded::Ed25519: {
+        Ed25519Key key;
+        word32 idx = 0;
+        check(wc_Ed25519PrivateKeyDecode(der, &idx, key.get(), der_len),
+              "decode Ed25519 private key");
+        byte seed[ED25519_KEY_SIZE], pub[ED25519_PUB_KEY_SIZE];
+        word32 seed_len = sizeof seed, pub_len = sizeof pub;
+        check(wc_ed25519_export_private_only(key.get(), seed, &seed_len), "Ed25519 seed");
+        if (!key.get()->pubKeySet) {
+          check(wc_ed25519_make_public(key.get(), pub, sizeof pub), "Ed25519 public key");
+          check(wc_ed25519_import_private_key(seed, seed_len, pub, sizeof pub, key.get()),
+                "Ed25519 key");
+        }
+        if (parts) {
+          check(wc_ed25519_export_public(key.get(), pub, &pub_len), "Ed25519 public key");
+          *parts = {{"priv", Bytes(seed, seed + seed_len)}, { "pub", Bytes(pub, pub + pub_len) }};
+        }
+        std::memset(seed, 0, sizeof seed);
+        return;
+      }
+#endif
+      default:
+        break;
+    }
+    throw Unsupported("wolfssl does not decode " + key_type_ + " keys in this build");
+  }
+
+ private:
+#if !defined(NO_RSA) && defined(WC_RSA_PSS) && defined(WOLFSSL_KEY_GEN) && !defined(NO_CERTS)
+  // The certificate's subject key, from its SubjectPublicKeyInfo.
+  static KeyParts certificate_rsa_key(DecodedCert* cert) {
+    byte spki[2 * RSA_MAX_SIZE / 8 + 64];
+    word32 spki_len = sizeof spki;
+    check(wc_GetPubKeyDerFromCert(cert, spki, &spki_len), "certificate public key");
+    RsaKeyHolder key;
+    word32 idx = 0;
+    check(wc_RsaPublicKeyDecode(spki, &idx, key.get(), spki_len), "certificate RSA key");
+    return {{"n", mp_bytes(&key.get()->n)}, { "e", mp_bytes(&key.get()->e) }};
+  }
+#endif
+
+  std::string key_type_;
+  Encoded type_;
+  bool pem_;
+  Bytes der_;  // the DER decoded from PEM; its capacity is kept from run to run
+};
+
 // ---- what this build has ----------------------------------------------------------------------
 
 void add_public_key(std::vector<std::string>& v) {
@@ -879,6 +1068,8 @@ std::vector<std::string> compiled_algorithms() {
 #endif
 #endif
   add_public_key(v);
+  for (const auto& a : cb::algorithms())
+    if (keyload_offered(a)) v.push_back(a.name);
   return v;
 }
 
@@ -1338,10 +1529,19 @@ class WolfsslProvider : public Provider {
     const auto offered = compiled_algorithms();
     if (std::find(offered.begin(), offered.end(), algorithm) == offered.end())
       throw Unsupported("wolfssl does not offer " + algorithm);
+    if (info->kind == Kind::Keyload) return std::make_unique<KeyloadOp>(*info);
     if (is_public_key(info->kind) || info->kind == Kind::Kdf)
       return make_pk(*info, op, params, &rng_);
     check_param_sizes(*info, params);
     return make(*info, op, params);
+  }
+
+  KeyParts decode_key(const std::string& algorithm, const Bytes& encoded) override {
+    const AlgorithmInfo& info = checked_algorithm(algorithm, OpKind::Keyload);
+    if (!keyload_offered(info)) throw Unsupported("wolfssl does not decode " + algorithm);
+    KeyParts parts;
+    KeyloadOp(info).decode(encoded.data(), encoded.size(), &parts);
+    return parts;
   }
 
   KeyParts generate_key(const std::string& algorithm) override {

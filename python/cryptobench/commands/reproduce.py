@@ -4,8 +4,9 @@ experiment at its settings, our figures beside its figures, and one reproduction
 import argparse
 from pathlib import Path
 
-from cryptobench import papers, reproductions, scenarios
+from cryptobench import papers, reproductions, scenarios, store
 from cryptobench.criteria import Claim, complete, tally, tally_text
+from cryptobench.errors import EXIT_INTERRUPTED
 from cryptobench.files import write_file
 from cryptobench.report.reproduction import Reproduction
 from cryptobench.scenarios.base import Target
@@ -47,10 +48,26 @@ def claim_text(c: Claim) -> str:
     )
 
 
+def interrupted(db_path, rep: Reproduction) -> bool:
+    """Whether Ctrl-C or SIGTERM ended one of the paper's runs: the store says so (the run's
+    status), so the papers after it are not started."""
+    if not rep.run_ids:
+        return False
+    db = store.Store.open_readonly(db_path)
+    try:
+        return any(db.run(i).status == "interrupted" for i in rep.run_ids)
+    finally:
+        db.close()
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     numbers = papers.parse(args.papers)
     done: list[Reproduction] = []
+    stopped = ""
     for number in numbers:
+        if stopped:
+            print(f"\n=== {number}: not started ({stopped}) ===")
+            continue
         paper = papers.PAPERS[number]
         print(f"\n=== {number}: {paper.title} ({paper.year}) ===\n", flush=True)
         rep = reproduce_one(number, Target(db=args.db, argv=tuple(args.argv)), args.quick)
@@ -62,6 +79,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             print(claim_text(claim))
         for item in rep.not_reproduced:
             print(f"\nnot reproduced here: {item}")
+        if interrupted(args.db, rep):
+            stopped = f"{number} was interrupted"
     counts = tally(c for r in done for c in r.claims)
     print(f"\n{tally_text(counts)}" + (" (--quick figures)" if args.quick else ""))
     if args.report:
@@ -69,4 +88,4 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
         write_file(args.report, render(done, quick=args.quick))
         print(f"\nreproduction report: {args.report}")
-    return 0
+    return EXIT_INTERRUPTED if stopped else 0

@@ -7,7 +7,7 @@ from typing import Any
 
 from cryptobench import lifecycle, plan, runner, store
 from cryptobench.capabilities import Capabilities
-from cryptobench.errors import UserError
+from cryptobench.errors import Interrupted
 from cryptobench.progress import ProgressBar
 from cryptobench.reproductions.java import model
 from cryptobench.runner.process import RunnerFailure, ServeProcess
@@ -93,9 +93,8 @@ def run_grid(target: Target, g: Grid, quick: bool) -> int:
     finally:
         bar.close()
     if status == "interrupted":
-        raise UserError(
-            f"interrupted: run {run_id} is stored in part; `cryptobench run --resume {run_id}` "
-            "finishes it"
+        raise Interrupted(
+            f"run {run_id} is stored in part; `cryptobench run --resume {run_id}` finishes it"
         )
     return run_id
 

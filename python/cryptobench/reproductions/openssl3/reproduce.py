@@ -12,7 +12,7 @@ import numpy as np
 from cryptobench import analysis, lifecycle, plan, runner, store, versions
 from cryptobench.criteria import evaluate, specs_for
 from cryptobench.criteria.openssl3 import SHA256_111T, SHA256_310
-from cryptobench.errors import UserError
+from cryptobench.errors import Interrupted
 from cryptobench.progress import ProgressBar
 from cryptobench.report.html import Section, html_table
 from cryptobench.report.reproduction import Reproduction
@@ -81,8 +81,9 @@ def run_core(target: Target, providers: list[str], quick: bool) -> int:
     finally:
         bar.close()
     if status == "interrupted":
-        raise UserError(f"interrupted: run {run_id} is stored in part; "
-                        f"`cryptobench run --resume {run_id}` finishes it")  # fmt: skip
+        raise Interrupted(
+            f"run {run_id} is stored in part; `cryptobench run --resume {run_id}` finishes it"
+        )
     return run_id
 
 

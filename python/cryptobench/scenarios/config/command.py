@@ -21,6 +21,7 @@ from cryptobench.scenarios.config.model import (
     REQUIRED_ALGORITHMS,
     SCHEMES,
     THESIS_N,
+    THESIS_PROVIDERS,
     THESIS_RUNS,
     ScenarioRun,
     Series,
@@ -137,10 +138,33 @@ class Options:
     workdir: Path | None = None  # where the configuration files are written
     driver: str | None = None  # the confcrypt-bench executable
     compat_kdf: str = "thesis"  # PBKDF2's hash in the thesis's scheme (model.COMPAT_KDFS)
+    # by default only the thesis's libraries (model.THESIS_PROVIDERS) where present: --quick and
+    # `reproduce 000` (no claim is about the others, and each doubles the full grid's time)
+    thesis_providers: bool = False
 
 
 def command(args: argparse.Namespace) -> int:
     return start(options_from(Options, args), Target.from_args(args)).status
+
+
+def choose_providers(options: Options, caps: Any) -> list[str]:
+    """--providers as given (each one checked), else every provider offering the scenario's
+    algorithms; with --quick or `thesis_providers`, the thesis's libraries among them."""
+    if options.providers:
+        providers = [p.strip() for p in options.providers.split(",") if p.strip()]
+        for name in providers:
+            caps.provider(name)  # UserError naming the ones there are
+        return providers
+    providers = default_providers({n: p.algorithms for n, p in caps.providers.items()})
+    if options.quick or options.thesis_providers:
+        providers = [p for p in THESIS_PROVIDERS if p in providers] or providers
+    if not providers:
+        raise UserError(
+            "no provider offers "
+            + " and ".join(alg for alg, _ in REQUIRED_ALGORITHMS)
+            + "; name some with --providers"
+        )
+    return providers
 
 
 def start(options: Options, target: Target) -> Started:
@@ -155,20 +179,7 @@ def start(options: Options, target: Target) -> Started:
     n_values = options.n or (QUICK_N if quick else THESIS_N)
     runs = options.runs or (QUICK_RUNS if quick else THESIS_RUNS)
     caps = runner.list_capabilities(runner.find_runner())
-    if options.providers:
-        providers = [p.strip() for p in options.providers.split(",") if p.strip()]
-        for name in providers:
-            caps.provider(name)  # UserError naming the ones there are
-    else:
-        providers = default_providers({n: p.algorithms for n, p in caps.providers.items()})
-        if quick:
-            providers = [p for p in QUICK_PROVIDERS if p in providers] or providers
-        if not providers:
-            raise UserError(
-                "no provider offers "
-                + " and ".join(alg for alg, _ in REQUIRED_ALGORITHMS)
-                + "; name some with --providers"
-            )
+    providers = choose_providers(options, caps)
     driver = find_driver(options.driver)
     passes = _passes(n_values, quick)
     spec = {
