@@ -7,6 +7,7 @@ The A/A control is a statistical test at a family-wise α of 0.05: a run on a sh
 call it leaky by chance (at most about 1 run in 20 when rounds are independent; docs/leaks.md).
 """
 
+import functools
 import json
 
 import numpy as np
@@ -17,7 +18,8 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from runner_harness import Served, capabilities, runner_exe, tiny_case
 
 from cryptobench import leakstats
-from cryptobench.gate.vectors import Vectors
+from cryptobench.gate.material import case_params
+from cryptobench.gate.vectors import Vectors, public_parts
 from cryptobench.scenarios.leaks.classes import aead_classes, oaep_classes, pkcs1v15_classes
 
 
@@ -136,6 +138,39 @@ def test_marvin_runs_tell_refusal_from_implicit_rejection(tmp_path, native_runne
         } <= set(compared[provider])
 
 
+def test_leaks_runs_over_the_go_rust_and_jvm_runners(tmp_path):
+    """Go's and Rust's refusals are values (`status`), so their valid class is compared; the
+    JVM's are exceptions, so SunJCE's valid class is measured and shown, not compared. (AEAD
+    keeps it small; each runner's RSA decryption of Marvin's classes is checked above.)"""
+    for name in ("go", "rust", "jvm"):
+        runner_exe(f"cryptobench-runner-{name}")
+    out = tmp_path / "m.json"
+    done = run_cli(
+        "leaks",
+        "-p",
+        "go,rustcrypto,sunjce",
+        "-a",
+        "aes-256-gcm",
+        "--rounds",
+        "100",
+        "--db",
+        str(tmp_path / "m.db"),
+        "--json-out",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    compared: dict[str, dict] = {}
+    for f in json.loads(out.read_text())["figures"]:
+        assert f["status"] == "ok", f
+        if f["metric"] == "median difference":
+            compared.setdefault(f["key"]["provider"], {})[f["key"]["classes"]] = f["extra"]
+    assert set(compared) == {"go", "rustcrypto", "sunjce"}
+    for provider, refusal in (("go", "status"), ("rustcrypto", "status"), ("sunjce", "exception")):
+        assert {e["refusal"] for e in compared[provider].values()} == {refusal}
+        assert {"tag-first vs tag-first'", "tag-first vs tag-last"} <= set(compared[provider])
+        assert ("tag-first vs valid" in compared[provider]) == (refusal == "status")
+
+
 def test_an_invalid_class_answered_beside_refused_ones_is_set_aside_not_compared():
     """libgcrypt 1.10 decodes a PKCS#1 v1.5 padding shorter than 8 bytes as valid: the class is
     reported and left out, the others are timed; a refused class beside an implicitly rejected
@@ -181,10 +216,22 @@ def test_an_invalid_class_answered_beside_refused_ones_is_set_aside_not_compared
     assert "was refused" in check_outcomes(mixed, outcomes(everything - {"short-padding"}))
 
 
-@pytest.mark.parametrize("runner", ["cryptobench-native", "cryptobench-runner-python"])
+# How each runner reports a refused input inside the timed loop (docs/protocol.md, "`leak`"):
+# Go's and Rust's adapters return it as a value (the same path as a success), the JVM's and
+# Python's raise; the native runner says per adapter.
+REFUSAL = {
+    "cryptobench-runner-go": "status",
+    "cryptobench-runner-rust": "status",
+    "cryptobench-runner-jvm": "exception",
+    "cryptobench-runner-python": "exception",
+}
+LEAK_RUNNERS = ["cryptobench-native", *REFUSAL]
+
+
+@pytest.mark.parametrize("runner", LEAK_RUNNERS)
 def test_a_runner_times_classes_in_turns_and_reports_each_outcome(runner):
     exe = runner_exe(runner)
-    provider = _aead_providers(exe)[0]
+    provider = _providers(exe, "aes-256-gcm")[0]
     with Served(exe) as served:
         case = tiny_case(provider, "aes-256-gcm", "decrypt", 64)
         key, iv = bytes(range(32)), bytes(range(12))
@@ -208,23 +255,64 @@ def test_a_runner_times_classes_in_turns_and_reports_each_outcome(runner):
                 "params": params,
                 "classes": [classes[n].hex() for n in names],
                 "rounds": 50,
+                "batch": 2,
                 "seed": 3,
             }
         )
         assert reply["status"] == "ok", reply
         assert "error" in reply["outcomes"][0] and "error" in reply["outcomes"][1]
         assert reply["outcomes"][2] == {"out": "00" * 64}
-        assert [len(t) for t in reply["ns"]] == [50, 50, 50]
+        assert reply["batch"] == 2 and [len(t) for t in reply["ns"]] == [50, 50, 50]
         assert all(t > 0 for times in reply["ns"] for t in times)
+        if runner in REFUSAL:
+            assert reply.get("refusal", "exception") == REFUSAL[runner]
         bad = served.send({"cmd": "leak", "case": case, "params": params, "classes": ["00"]})
         assert bad["type"] == "error" and bad["message"].startswith("classes:")
+        bad = served.send({**_leak(case, params, ["00", "zz"]), "rounds": 0})
+        assert bad["type"] == "error" and bad["message"].startswith(("classes[1]:", "rounds:"))
+        elsewhere = served.send(_leak({**case, "variant": "no-such-variant"}, params, ["00", "00"]))
+        assert elsewhere["status"] == "unsupported" and elsewhere["reason"], elsewhere
 
 
-def _aead_providers(exe) -> list[str]:
+def _leak(case: dict, params: dict, classes: list[str]) -> dict:
+    return {"cmd": "leak", "case": case, "params": params, "classes": classes, "rounds": 2}
+
+
+@pytest.mark.parametrize("runner", LEAK_RUNNERS)
+def test_a_runner_decrypts_the_marvin_classes_with_the_test_key(runner):
+    """The private key reaches the prepared operation through `params` as `open` sends it: the
+    valid class decrypts to its message, the invalid ones are refused (or, with implicit
+    rejection, answered with some other message)."""
+    exe = runner_exe(runner)
+    algorithm = "rsa-2048-pkcs1v15-enc"
+    offering = _providers(exe, algorithm)
+    if not offering:
+        pytest.skip(f"{runner} offers no {algorithm}")
+    info = next(a for a in _capabilities(exe)["algorithms"] if a["name"] == algorithm)
+    vectors = Vectors()
+    case = tiny_case(offering[0], algorithm, "decrypt", 48)
+    params = case_params(info, case, vectors).to_json()
+    classes, messages = pkcs1v15_classes(public_parts(info, vectors.test_key(info["key_type"])), 1)
+    names = ["no-structure", "wrong-first-byte", "valid"]
+    with Served(exe) as served:
+        reply = served.send(_leak(case, params, [classes[n].hex() for n in names]))
+    assert reply["status"] == "ok", reply
+    assert reply["outcomes"][2] == {"out": messages["valid"].hex()}
+    for got in reply["outcomes"][:2]:
+        assert "error" in got or got["out"] != messages["valid"].hex(), got
+    assert [len(t) for t in reply["ns"]] == [2, 2, 2]
+
+
+@functools.cache
+def _capabilities(exe) -> dict:
+    return capabilities(exe)  # a JVM runner's `list` takes seconds
+
+
+def _providers(exe, algorithm: str) -> list[str]:
     return [
         p["name"]
-        for p in capabilities(exe)["providers"]
-        if any(a["name"] == "aes-256-gcm" for a in p["algorithms"])
+        for p in _capabilities(exe)["providers"]
+        if any(a["name"] == algorithm and "decrypt" in a["operations"] for a in p["algorithms"])
     ]
 
 

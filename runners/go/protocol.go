@@ -52,7 +52,7 @@ func parseCase(raw any, where string) (CaseSpec, error) {
 
 type msg = map[string]any
 
-const commands = "open, sample, close, steps, quit"
+const commands = "open, sample, close, steps, leak, quit"
 
 // stepsRequest runs the coordinator's known-answer steps on the case's provider.
 func stepsRequest(req map[string]any) (msg, error) {
@@ -197,6 +197,8 @@ func serveOne(cmd string, req map[string]any, open map[string]*OpenCase) (msg, e
 		return caseMessage(c), nil
 	case "steps":
 		return stepsRequest(req)
+	case "leak":
+		return leakRequest(req)
 	case "sample", "close":
 	default:
 		return nil, specErr("cmd: unknown command '%s' (%s)", cmd, commands)

@@ -7,6 +7,7 @@ mod bench;
 mod clock;
 mod engine;
 mod heap;
+mod leak;
 mod machine;
 mod protocol;
 mod providers;

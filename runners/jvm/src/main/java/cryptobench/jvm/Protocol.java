@@ -34,7 +34,7 @@ final class Protocol {
   /** This runner is gated by the coordinator (docs/protocol.md, "Who gates"). */
   static final String GATE = "coordinator";
 
-  static final String COMMANDS = "open, sample, close, steps, quit";
+  static final String COMMANDS = "open, sample, close, steps, leak, quit";
   static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
 
   /** A malformed request or spec: an `error` reply, the runner carries on. */
@@ -230,6 +230,8 @@ final class Protocol {
         }
       case "steps":
         return steps(req);
+      case "leak":
+        return Leak.request(req);
       case "sample":
       case "close":
         break;

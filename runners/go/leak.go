@@ -1,0 +1,94 @@
+// The `leak` request (docs/protocol.md, "`leak`: input classes timed in turns"): one prepared
+// operation run on the coordinator's input classes, in a fresh random order every round, each
+// measurement `batch` back-to-back runs of one class timed with monoNS (as native leak.cpp).
+package main
+
+import (
+	"cmp"
+	"encoding/hex"
+	"errors"
+	"math"
+	"math/rand/v2"
+)
+
+const leakWarmupRounds = 16
+
+func leakCount(req map[string]any, name string, fallback, least, most int) (int, error) {
+	v, given := req[name]
+	if n, ok := intOf(v); ok && n >= least && n <= most {
+		return n, nil
+	} else if !given {
+		return fallback, nil
+	}
+	return 0, specErr("%s: must be an integer from %d to %d", name, least, most)
+}
+
+func leakRequest(req map[string]any) (msg, error) {
+	spec, err := parseCase(req["case"], "case")
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := req["classes"].([]any)
+	if len(raw) < 2 || len(raw) > 16 {
+		return nil, specErr("classes: must be an array of 2 to 16 hex strings")
+	}
+	classes, longest := make([][]byte, len(raw)), 0 // each class in a buffer of its own
+	for i, c := range raw {
+		s, ok := c.(string)
+		if classes[i], err = hex.DecodeString(s); !ok || err != nil {
+			return nil, specErr("classes[%d]: not a hex string", i)
+		}
+		longest = max(longest, len(classes[i]))
+	}
+	rounds, err1 := leakCount(req, "rounds", 1000, 1, 1_000_000)
+	batch, err2 := leakCount(req, "batch", 1, 1, 100_000)
+	seed, err3 := leakCount(req, "seed", 1, 0, math.MaxInt)
+	params, err4 := resolver{}.params(req["params"])
+	if err := cmp.Or(err1, err2, err3, err4); err != nil {
+		return nil, err
+	}
+	reply := msg{"type": "leak", "id": spec.ID, "status": statusOK, "reason": ""}
+	info, p, err := resolve(&spec)
+	var op Op
+	if err == nil {
+		op, err = p.Prepare(info.Name, spec.Operation, params)
+	}
+	if err != nil {
+		var u *Unsupported
+		reply["status"], reply["reason"] = statusFailed, err.Error()
+		if errors.As(err, &u) {
+			reply["status"] = statusUnsupported
+		}
+		return reply, nil
+	}
+
+	out := make([]byte, longest+max(1024, info.OutputBytes+info.Ciphertext)+kSlack)
+	outcomes := []msg{} // what one untimed run of each class gave: the coordinator checks them
+	for _, c := range classes {
+		if r, err := op.Run(c, out); err != nil {
+			outcomes = append(outcomes, msg{"error": err.Error()})
+		} else {
+			outcomes = append(outcomes, msg{"out": hex.EncodeToString(r)})
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	order, ns := make([]int, len(classes)), make([][]uint64, len(classes))
+	for k := range order {
+		order[k], ns[k] = k, make([]uint64, rounds)
+	}
+	for r := -leakWarmupRounds; r < rounds; r++ { // the first rounds are untimed warm-up
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, k := range order {
+			t0 := monoNS()
+			for b := 0; b < batch; b++ {
+				_, _ = op.Run(classes[k], out) // a refused class (a wrong tag, bad padding) alike
+			}
+			if r >= 0 {
+				ns[k][r] = monoNS() - t0
+			}
+		}
+	}
+	// A refusal is an error value, returned through the same path as a success: "status".
+	reply["outcomes"], reply["batch"], reply["refusal"], reply["ns"] = outcomes, batch, "status", ns
+	return reply, nil
+}

@@ -1,0 +1,99 @@
+package cryptobench.jvm;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import cryptobench.jvm.Protocol.SpecError;
+import cryptobench.jvm.Types.Op;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * The `leak` request (docs/protocol.md, "`leak`: input classes timed in turns"): one prepared
+ * operation run on the coordinator's input classes, in a fresh random order every round, each
+ * measurement `batch` back-to-back runs of one class timed with System.nanoTime (as native
+ * leak.cpp). A refusal is an exception, whose throwing is part of the refused class's time.
+ */
+final class Leak {
+  private Leak() {}
+
+  static final int MAX_CLASSES = 16, WARMUP_ROUNDS = 16;
+
+  static int count(JsonObject req, String name, int fallback, int most) throws SpecError {
+    long n = req.has(name) ? Protocol.uint(req.get(name), name) : fallback;
+    if (n < 1 || n > most) throw new SpecError(name + ": must be an integer from 1 to " + most);
+    return (int) n;
+  }
+
+  static JsonObject request(JsonObject req) throws SpecError {
+    if (!req.has("case")) throw new SpecError("case: missing");
+    CaseSpec spec = Protocol.parseCase(req.get("case"), "case");
+    JsonArray raw = req.has("classes") && req.get("classes").isJsonArray() ? req.getAsJsonArray("classes") : null;
+    if (raw == null || raw.size() < 2 || raw.size() > MAX_CLASSES)
+      throw new SpecError("classes: must be an array of 2 to " + MAX_CLASSES + " hex strings");
+    byte[][] classes = new byte[raw.size()][]; // each class in an array of its own
+    int longest = 0;
+    for (int i = 0; i < classes.length; i++) {
+      try {
+        classes[i] = Steps.HEX.parseHex(raw.get(i).getAsString());
+      } catch (RuntimeException e) {
+        throw new SpecError("classes[" + i + "]: not a hex string");
+      }
+      longest = Math.max(longest, classes[i].length);
+    }
+    int rounds = count(req, "rounds", 1000, 1_000_000), batch = count(req, "batch", 1, 100_000);
+    long seed = req.has("seed") ? Protocol.uint(req.get("seed"), "seed") : 1;
+    JsonObject reply = Protocol.obj("type", "leak", "id", spec.id, "status", Engine.OK, "reason", "");
+    Op op;
+    try {
+      Types.CryptoProvider p = Engine.resolve(spec);
+      Types.Params params = new Steps.Resolver(List.of(), new byte[0], 0).params(req.get("params"));
+      op = p.prepare(spec.algorithm, spec.operation, params);
+    } catch (SpecError e) {
+      throw e;
+    } catch (Exception | LinkageError e) {
+      reply.addProperty("status", e instanceof Types.Unsupported ? Engine.UNSUPPORTED : Engine.FAILED);
+      reply.addProperty("reason", Types.message(e));
+      return reply;
+    }
+
+    byte[] out = new byte[longest + Types.findAlgorithm(spec.algorithm).outputRoom() + Engine.SLACK];
+    JsonArray outcomes = new JsonArray(); // what one untimed run of each class gave
+    for (byte[] c : classes) {
+      try { // runOnce rewinds an AEAD encryption to the coordinator's nonce first
+        outcomes.add(Protocol.obj("out", Steps.HEX.formatHex(Steps.runOnce(op, c, out.length))));
+      } catch (Exception e) {
+        outcomes.add(Protocol.obj("error", Types.message(e)));
+      }
+    }
+    List<Integer> order = new ArrayList<>();
+    for (int k = 0; k < classes.length; k++) order.add(k);
+    Random rng = new Random(seed);
+    long[][] ns = new long[classes.length][rounds];
+    for (int r = -WARMUP_ROUNDS; r < rounds; r++) { // the first rounds are untimed warm-up
+      Collections.shuffle(order, rng);
+      for (int k : order) {
+        long t = measure(op, classes[k], out, batch);
+        if (r >= 0) ns[k][r] = t;
+      }
+    }
+    reply.add("outcomes", outcomes);
+    reply.addProperty("batch", batch);
+    reply.addProperty("refusal", "exception");
+    reply.add("ns", Protocol.GSON.toJsonTree(ns));
+    return reply;
+  }
+
+  private static long measure(Op op, byte[] in, byte[] out, int batch) {
+    long t0 = Engine.monoNs();
+    for (int b = 0; b < batch; b++) {
+      try {
+        op.run(in, 0, in.length, out, 0);
+      } catch (Exception e) {
+        // a refused class (a wrong tag, bad padding) is timed like any other
+      }
+    }
+    return Engine.monoNs() - t0;
+  }
+}
