@@ -43,7 +43,7 @@ func leakRequest(req map[string]any) (msg, error) {
 	rounds, err1 := leakCount(req, "rounds", 1000, 1, 1_000_000)
 	batch, err2 := leakCount(req, "batch", 1, 1, 100_000)
 	seed, err3 := leakCount(req, "seed", 1, 0, math.MaxInt)
-	params, err4 := resolver{}.params(req["params"])
+	params, err4 := parseParams(req["params"], "params")
 	if err := cmp.Or(err1, err2, err3, err4); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@
 use crate::clock::mono_ns;
 use crate::engine::{STATUS_FAILED, STATUS_OK, STATUS_UNSUPPORTED, resolve};
 use crate::spec::{ByteStream, SpecError, parse_case};
-use crate::steps::{Fault, Resolver};
+use crate::steps;
 use crate::types::*;
 use serde_json::{Map, Value, json};
 use std::hint::black_box;
@@ -32,10 +32,7 @@ pub fn leak_request(req: &Map<String, Value>) -> Result<Value, SpecError> {
     let batch = count(req, "batch", 1, 100_000)?;
     let seed = req.get("seed").map_or(Some(1), Value::as_u64);
     let seed = seed.ok_or_else(|| SpecError("seed: must be a non-negative integer".into()))?;
-    let params = Resolver::default().params(req.get("params")).map_err(|f| match f {
-        Fault::Spec(e) => e,
-        Fault::Run(e) => SpecError(format!("params: {e}")),
-    })?;
+    let params = steps::params(req.get("params"), "params")?;
     let mut reply = json!({"type": "leak", "id": spec.id, "status": STATUS_OK, "reason": ""});
     let prepared = resolve(&mut spec).and_then(|(info, p)| Ok((info, p.prepare(info, &spec.operation, &params)?)));
     let (info, mut op) = match prepared {

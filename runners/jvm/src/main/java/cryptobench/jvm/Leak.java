@@ -48,7 +48,7 @@ final class Leak {
     Op op;
     try {
       Types.CryptoProvider p = Engine.resolve(spec);
-      Types.Params params = new Steps.Resolver(List.of(), new byte[0], 0).params(req.get("params"));
+      Types.Params params = Steps.params(req.get("params"), "params");
       op = p.prepare(spec.algorithm, spec.operation, params);
     } catch (SpecError e) {
       throw e;
