@@ -7,24 +7,16 @@
 
 use crate::engine::*;
 use crate::protocol::{emit, error_message};
-use crate::spec::{CaseSpec, symmetric_params};
+use crate::spec::{CaseSpec, parse_case};
 use crate::types::find_algorithm;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::time::Duration;
 
 fn bench_case(id: &str, provider: &str, operation: &str, algorithm: &str, size: u64) -> CaseSpec {
-    CaseSpec {
-        id: id.into(),
-        provider: provider.into(),
-        operation: operation.into(),
-        algorithm: algorithm.into(),
-        size,
-        target_sample_ms: 25.0,
-        warmup_ms: 200.0,
-        heap_iterations: 1,
-        ..Default::default()
-    }
+    let case = json!({"id": id, "provider": provider, "operation": operation, "algorithm": algorithm, "size": size,
+        "target_sample_ms": 25.0, "warmup_ms": 200.0, "heap_iterations": 1});
+    parse_case(&case, "bench").expect("a bench case")
 }
 
 /// Rounds of about 0.3 s for each harness: the engine's 11 samples of 25 ms, criterion's 10
@@ -39,35 +31,43 @@ fn criterion_median(dir: &std::path::Path, id: &str) -> Option<f64> {
 }
 
 pub fn command_bench(out: &mut impl Write) -> i32 {
+    let dir = std::env::temp_dir().join(format!("cryptobench-criterion-{}", std::process::id()));
+    let done = bench_cases(out, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    match done {
+        Ok(()) => 0,
+        Err(e) => {
+            emit(out, &error_message(&e));
+            1
+        }
+    }
+}
+
+fn bench_cases(out: &mut impl Write, dir: &std::path::Path) -> Result<(), String> {
     let cases = [
         bench_case("aws-lc-rs-gcm", "aws-lc-rs", "encrypt", "aes-256-gcm", 16384),
         bench_case("rustcrypto-sha256", "rustcrypto", "hash", "sha256", 1024),
         bench_case("ring-chacha", "ring", "encrypt", "chacha20-poly1305", 16384),
     ];
-    let dir = std::env::temp_dir().join(format!("cryptobench-criterion-{}", std::process::id()));
-    let mut code = 0;
     for spec in cases {
-        let params = symmetric_params(find_algorithm(&spec.algorithm).unwrap(), spec.seed);
+        // A key and IV of zeros: these operations take the same time with any key.
+        let info = find_algorithm(&spec.algorithm).unwrap();
+        let params = json!({"key": "00".repeat(info.key_bytes), "iv": "00".repeat(info.iv_bytes)});
         let mut c = open_case(spec.clone(), Some(&params));
         if c.status != STATUS_OK {
-            emit(out, &error_message(&format!("{}: {} {}", spec.id, c.status, c.reason)));
-            code = 1;
-            break;
+            return Err(format!("{}: {} {}", spec.id, c.status, c.reason));
         }
         let (mut engine, mut harness) = (Vec::new(), Vec::new());
         for round in 0..ROUNDS {
             c.samples.clear();
             for _ in 0..11 {
-                if let Err(e) = c.sample() {
-                    emit(out, &error_message(&format!("{}: {e}", spec.id)));
-                    return 1;
-                }
+                c.sample().map_err(|e| format!("{}: {e}", spec.id))?;
             }
             // A round's figure is the median of its samples' ns/op (the coordinator takes it).
             engine.push(c.samples.iter().map(|x| x.ns as f64 / x.iterations as f64).collect::<Vec<_>>());
             let id = format!("{}-{round}", spec.id);
             let mut crit = criterion::Criterion::default()
-                .output_directory(&dir)
+                .output_directory(dir)
                 .without_plots()
                 .with_output_color(false)
                 .sample_size(10)
@@ -75,16 +75,8 @@ pub fn command_bench(out: &mut impl Write) -> i32 {
                 .measurement_time(Duration::from_millis(250))
                 .nresamples(10_000);
             crit.bench_function(&id, |b| b.iter(|| c.run_ops(1).expect("the library failed")));
-            match criterion_median(&dir, &id) {
-                Some(ns) => harness.push(ns),
-                None => {
-                    emit(
-                        out,
-                        &error_message(&format!("{}: criterion wrote no estimates under {}", spec.id, dir.display())),
-                    );
-                    return 1;
-                }
-            }
+            let missing = || format!("{}: criterion wrote no estimates under {}", spec.id, dir.display());
+            harness.push(criterion_median(dir, &id).ok_or_else(missing)?);
         }
         let name = format!("{} {} {} {}", spec.provider, spec.operation, spec.algorithm, spec.size);
         emit(
@@ -92,6 +84,5 @@ pub fn command_bench(out: &mut impl Write) -> i32 {
             &json!({"type": "fidelity", "case": name, "harness": "criterion", "engine_ns": engine, "harness_ns": harness}),
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    code
+    Ok(())
 }

@@ -68,7 +68,6 @@ pub struct OpenCase {
     checked: bool,
     pub timed_check: String,
     pub layout: Layout,
-    pub laid_out: bool,
     // In-place AEAD decryption alternates between two texts and their tags (engine.cpp).
     alternate: bool,
     tag_at: usize,
@@ -78,22 +77,25 @@ pub struct OpenCase {
     last_sample_end: u64,
 }
 
-fn round_up(n: usize, to: usize) -> usize {
-    n.div_ceil(to) * to
-}
-
 /// A case the coordinator gated, opened with its params (docs/protocol.md, "Who gates").
 pub fn open_case(spec: CaseSpec, params: Option<&Value>) -> OpenCase {
     let mut c = OpenCase { spec, ..Default::default() };
     match c.open(params) {
         Ok(()) => c.status = STATUS_OK.into(),
-        Err(Error::Unsupported(r)) => (c.status, c.reason) = (STATUS_UNSUPPORTED.into(), r),
-        Err(e) => (c.status, c.reason) = (STATUS_FAILED.into(), e.to_string()),
-    }
-    if c.status != STATUS_OK {
-        c.op = None;
+        Err(e) => (c.status, c.reason, c.op) = (status_of(&e).into(), e.to_string(), None),
     }
     c
+}
+
+/// The status of a case whose operation could not be prepared: unsupported, or failed.
+fn status_of(e: &Error) -> &'static str {
+    if matches!(e, Error::Unsupported(_)) { STATUS_UNSUPPORTED } else { STATUS_FAILED }
+}
+
+/// A reply (`steps`, `leak`) for a case whose operation could not be prepared.
+pub fn refused(mut reply: Value, e: &Error) -> Value {
+    (reply["status"], reply["reason"]) = (json!(status_of(e)), json!(e.to_string()));
+    reply
 }
 
 /// What makes a parsed case unsupported before any library work (engine.cpp, open()).
@@ -122,15 +124,15 @@ impl OpenCase {
         let raw = raw.filter(|v| v.is_object());
         let raw = raw.ok_or_else(|| failed("params: missing (the coordinator sends the case's parameters)"))?;
         let mut params = parse_params(Some(raw), "params").map_err(|SpecError(e)| failed(e))?;
-        let public_key = info.kind == "kdf" || is_public_key(&info.kind);
-        let plaintext = case_input(&self.spec, info);
+        let public_key =
+            matches!(info.kind.as_str(), "kdf" | "keypair" | "signature" | "pk-encryption" | "key-agreement" | "kem");
+        let mut plaintext = case_input(&self.spec, info);
         let size = plaintext.len();
         let (mut room, mut encrypting) = (SLACK + info.tag_bytes, params.clone());
         if public_key {
             // Room for the largest output: an SLH-DSA signature, a KEM's ciphertext and secret.
             (room, encrypting.keypair) = (output_room(info) + SLACK, params.public.clone());
         }
-        let mut plaintext = plaintext;
         if self.spec.operation == "verify" {
             // this provider's signature of the message
             params.signature = run_once(&mut p.prepare(info, "sign", &params)?, &plaintext, output_room(info))?;
@@ -177,19 +179,14 @@ impl OpenCase {
         }
         if inplace {
             // An API that cannot work in place is measured out of place, and says so.
-            let mut why = String::new();
-            match p.prepare(info, &self.spec.operation, &params) {
-                Ok(mut trial) => {
-                    let mut buf = vec![0u8; input.len() + info.tag_bytes + SLACK];
-                    buf[..input.len()].copy_from_slice(&input);
-                    match trial.run(&mut Io::in_place(&mut buf, input.len())) {
-                        Ok(n) if buf[..n] != self.expected[..] => why = "gives a different output in place".into(),
-                        Ok(_) => {}
-                        Err(e) => why = format!("fails in place ({e})"),
-                    }
-                }
-                Err(e) => why = format!("fails in place ({e})"),
-            }
+            let mut buf = input.clone();
+            buf.resize(input.len() + info.tag_bytes + SLACK, 0);
+            let trial = p.prepare(info, &self.spec.operation, &params);
+            let why = match trial.and_then(|mut t| t(&mut Io::in_place(&mut buf, input.len()))) {
+                Ok(n) if buf[..n] != self.expected[..] => "gives a different output in place".to_string(),
+                Ok(_) => String::new(),
+                Err(e) => format!("fails in place ({e})"),
+            };
             if !why.is_empty() {
                 inplace = false;
                 self.alternate = false;
@@ -242,13 +239,10 @@ impl OpenCase {
     fn allocate_buffers(&mut self, input: Vec<u8>, room: usize, inplace: bool) {
         let off = self.spec.align_offset as usize;
         let n = input.len();
-        let mut written = self.ref_len;
-        if inplace && n > written {
-            written = n;
-        }
+        let written = if inplace { self.ref_len.max(n) } else { self.ref_len };
         let out_cap = (n + room).max(written + CANARY);
-        let distance = if inplace { 0 } else { round_up(off + n, PAGE) + PAGE / 2 };
-        let total = round_up(off + distance + out_cap, PAGE);
+        let distance = if inplace { 0 } else { (off + n).next_multiple_of(PAGE) + PAGE / 2 };
+        let total = (off + distance + out_cap).next_multiple_of(PAGE);
         self.block = vec![0u8; total + PAGE];
         let addr = self.block.as_ptr() as usize;
         self.base = (PAGE - addr % PAGE) % PAGE;
@@ -263,7 +257,6 @@ impl OpenCase {
         let o = self.out_start() + written;
         self.block[o..o + CANARY].fill(CANARY_BYTE);
         self.layout.in_page_offset = (addr + s) % PAGE;
-        self.laid_out = true;
     }
 
     fn canaries_intact(&self) -> bool {
@@ -271,12 +264,7 @@ impl OpenCase {
         self.block[o..o + CANARY].iter().all(|&b| b == CANARY_BYTE)
     }
 
-    fn measure_heap_and_calibrate(
-        &mut self,
-        p: &'static dyn Provider,
-        info: &'static AlgorithmInfo,
-        params: &Params,
-    ) -> Res<()> {
+    fn measure_heap_and_calibrate(&mut self, p: &dyn Provider, info: &AlgorithmInfo, params: &Params) -> Res<()> {
         heap::start();
         let prepared = p.prepare(info, &self.spec.operation, params);
         let prep = heap::stop();
@@ -292,10 +280,7 @@ impl OpenCase {
         }
         self.calibration_ns = mono_ns() - t0;
 
-        let mut heap_ops = self.spec.heap_iterations;
-        if self.spec.operation == "keygen" && heap_ops > 2 {
-            heap_ops = 2;
-        }
+        let heap_ops = if self.keygen { self.spec.heap_iterations.min(2) } else { self.spec.heap_iterations };
         let resident = rss::PeakPass::start();
         heap::start();
         let r = self.run_ops(heap_ops);
@@ -303,16 +288,10 @@ impl OpenCase {
         let (rss_before_kb, rss_peak_kb) = resident.end();
         r?;
         let n = heap_ops as f64;
-        self.heap = json!({
-            "allocs_per_op": counts.allocs as f64 / n,
-            "frees_per_op": counts.frees as f64 / n,
-            "bytes_per_op": counts.bytes as f64 / n,
-            "peak_live_bytes": counts.peak_live,
-            "prepare_allocs": prep.allocs,
-            "prepare_bytes": prep.bytes,
-            "rss_before_kb": rss_before_kb,
-            "rss_peak_kb": rss_peak_kb,
-        });
+        self.heap = json!({"allocs_per_op": counts.allocs as f64 / n, "frees_per_op": counts.frees as f64 / n,
+            "bytes_per_op": counts.bytes as f64 / n, "peak_live_bytes": counts.peak_live,
+            "prepare_allocs": prep.allocs, "prepare_bytes": prep.bytes,
+            "rss_before_kb": rss_before_kb, "rss_peak_kb": rss_peak_kb});
         Ok(())
     }
 
@@ -330,14 +309,14 @@ impl OpenCase {
             for _ in 0..count {
                 block[s + self.tag_at..s + whole].copy_from_slice(&self.tags[self.parity]);
                 self.parity ^= 1;
-                last = op.run(&mut Io::in_place(&mut block[s..s + cap], whole))?;
+                last = op(&mut Io::in_place(&mut block[s..s + cap], whole))?;
                 if last > 0 {
                     acc ^= block[s];
                 }
             }
         } else if self.layout.inplace {
             for _ in 0..count {
-                last = op.run(&mut Io::in_place(&mut block[s..s + cap], n))?;
+                last = op(&mut Io::in_place(&mut block[s..s + cap], n))?;
                 if last > 0 {
                     acc ^= block[s];
                 }
@@ -347,7 +326,7 @@ impl OpenCase {
             let input = &a[s..s + n];
             let out = &mut b[..cap];
             for _ in 0..count {
-                last = op.run(&mut Io::separate(input, out))?;
+                last = op(&mut Io::separate(input, out))?;
                 if last > 0 {
                     acc ^= out[0];
                 }
@@ -394,15 +373,11 @@ impl OpenCase {
             return Err(failed("sample on a case that is not ok"));
         }
         self.rewarm_if_visit_began()?;
-        let mut s = Sample { iterations: self.iterations, ns: 0, ticks: 0 };
-        let t0 = mono_ns();
-        let k0 = ticks();
+        let (t0, k0) = (mono_ns(), ticks());
         let r = self.run_ops(self.iterations);
-        let k1 = ticks();
-        let t1 = mono_ns();
+        let (k1, t1) = (ticks(), mono_ns());
         r?;
-        s.ns = t1 - t0;
-        s.ticks = k1.wrapping_sub(k0);
+        let s = Sample { iterations: self.iterations, ns: t1 - t0, ticks: k1.wrapping_sub(k0) };
         self.samples.push(s);
         self.last_sample_end = t1;
         if self.samples.len() as u64 >= self.spec.samples {
@@ -470,11 +445,9 @@ impl OpenCase {
             "canaries intact (randomised output: not compared)"
         }
         .into();
-        if !self.keygen {
-            // More samples may be asked for (adaptive sampling): the buffer goes back to the state
-            // sampling starts from.
-            self.restore_input();
-        }
+        // More samples may be asked for (adaptive sampling): the buffer goes back to the state
+        // sampling starts from.
+        self.restore_input();
     }
 
     /// The case's input back in the input buffer, and the tag alternation at its start.

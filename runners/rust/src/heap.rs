@@ -63,11 +63,8 @@ pub struct Counts {
 }
 
 pub fn start() {
-    ALLOCS.store(0, Relaxed);
-    FREES.store(0, Relaxed);
-    BYTES.store(0, Relaxed);
-    LIVE.store(0, Relaxed);
-    PEAK.store(0, Relaxed);
+    [&ALLOCS, &FREES, &BYTES].iter().for_each(|count| count.store(0, Relaxed));
+    [&LIVE, &PEAK].iter().for_each(|level| level.store(0, Relaxed));
     ON.store(true, Relaxed);
 }
 

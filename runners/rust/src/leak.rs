@@ -3,9 +3,9 @@
 //! measurement `batch` back-to-back runs of one class timed with mono_ns (as native leak.cpp).
 
 use crate::clock::mono_ns;
-use crate::engine::{STATUS_FAILED, STATUS_OK, STATUS_UNSUPPORTED, resolve};
-use crate::spec::{ByteStream, SpecError, parse_case};
-use crate::steps;
+use crate::engine::{STATUS_OK, refused, resolve};
+use crate::spec::{ByteStream, SpecError, count, parse_case};
+use crate::steps::{self, hex_of};
 use crate::types::*;
 use serde_json::{Map, Value, json};
 use std::hint::black_box;
@@ -13,21 +13,13 @@ use std::hint::black_box;
 const MAX_CLASSES: usize = 16;
 const WARMUP_ROUNDS: usize = 16;
 
-fn count(req: &Map<String, Value>, name: &str, default: u64, most: u64) -> Result<u64, SpecError> {
-    let n = req.get(name).map_or(Some(default), Value::as_u64).filter(|n| (1..=most).contains(n));
-    n.ok_or_else(|| SpecError(format!("{name}: must be an integer from 1 to {most}")))
-}
-
 pub fn leak_request(req: &Map<String, Value>) -> Result<Value, SpecError> {
     let mut spec = parse_case(req.get("case").ok_or_else(|| SpecError("case: missing".into()))?, "case")?;
     let raw = req.get("classes").and_then(Value::as_array).filter(|c| (2..=MAX_CLASSES).contains(&c.len()));
     let raw = raw.ok_or_else(|| SpecError(format!("classes: must be an array of 2 to {MAX_CLASSES} hex strings")))?;
     // Each class in a buffer of its own.
-    let class = |(i, c): (usize, &Value)| {
-        let bytes = c.as_str().and_then(|s| hex::decode(s).ok());
-        bytes.ok_or_else(|| SpecError(format!("classes[{i}]: not a hex string")))
-    };
-    let classes = raw.iter().enumerate().map(class).collect::<Result<Vec<_>, _>>()?;
+    let classes = raw.iter().enumerate().map(|(i, c)| hex_of(c, &format!("classes[{i}]")));
+    let classes = classes.collect::<Result<Vec<_>, _>>()?;
     let rounds = count(req, "rounds", 1000, 1_000_000)? as usize;
     let batch = count(req, "batch", 1, 100_000)?;
     let seed = req.get("seed").map_or(Some(1), Value::as_u64);
@@ -37,11 +29,7 @@ pub fn leak_request(req: &Map<String, Value>) -> Result<Value, SpecError> {
     let prepared = resolve(&mut spec).and_then(|(info, p)| Ok((info, p.prepare(info, &spec.operation, &params)?)));
     let (info, mut op) = match prepared {
         Ok(x) => x,
-        Err(e) => {
-            let status = if matches!(e, Error::Unsupported(_)) { STATUS_UNSUPPORTED } else { STATUS_FAILED };
-            (reply["status"], reply["reason"]) = (json!(status), json!(e.to_string()));
-            return Ok(reply);
-        }
+        Err(e) => return Ok(refused(reply, &e)),
     };
 
     let longest = classes.iter().map(Vec::len).max().unwrap_or(0);
@@ -49,7 +37,7 @@ pub fn leak_request(req: &Map<String, Value>) -> Result<Value, SpecError> {
     // What one untimed run of each class gave: the coordinator checks it.
     let mut outcomes = Vec::new();
     for c in &classes {
-        let r = op.run(&mut Io::separate(c, &mut out));
+        let r = op(&mut Io::separate(c, &mut out));
         outcomes.push(match r {
             Ok(n) => json!({"out": hex::encode(&out[..n])}),
             Err(e) => json!({"error": e.to_string()}),
@@ -66,7 +54,7 @@ pub fn leak_request(req: &Map<String, Value>) -> Result<Value, SpecError> {
             let t0 = mono_ns();
             for _ in 0..batch {
                 // A refused run (a wrong tag, bad padding) is timed like any other.
-                let _ = black_box(op.run(&mut Io::separate(&classes[k], &mut out)));
+                let _ = black_box(op(&mut Io::separate(&classes[k], &mut out)));
             }
             let t = mono_ns() - t0;
             if r >= WARMUP_ROUNDS {

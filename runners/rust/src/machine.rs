@@ -47,11 +47,8 @@ fn build_name() -> String {
 /// assume everywhere (run-time detection picks faster code in every provider on top of these).
 pub fn build_record() -> Value {
     json!({
-        "rustc": env!("CB_RUSTC_VERSION"),
-        "target": env!("CB_TARGET"),
-        "profile": env!("CB_PROFILE"),
-        "opt_level": env!("CB_OPT_LEVEL"),
-        "target_cpu": "the target's baseline (no -C target-cpu)",
+        "rustc": env!("CB_RUSTC_VERSION"), "target": env!("CB_TARGET"), "profile": env!("CB_PROFILE"),
+        "opt_level": env!("CB_OPT_LEVEL"), "target_cpu": "the target's baseline (no -C target-cpu)",
         "build": build_name(),
         // `bench` (the fidelity bench) is in `make setup`'s build, not in `make demo`'s
         "commands": if cfg!(feature = "bench") { vec!["list", "serve", "bench"] } else { vec!["list", "serve"] },
@@ -61,17 +58,15 @@ pub fn build_record() -> Value {
 
 /// What only this process knows: its build and its clock; the machine itself (CPU, kernel, OS)
 /// is the native runner's record (docs/protocol.md, "capabilities").
-pub fn machine_record() -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("compiler".into(), json!(env!("CB_RUSTC_VERSION")));
-    m.insert("rust".into(), build_record());
-    m.insert("tsc_note".into(), json!("TSC ticks count reference cycles at a constant rate, not core clock cycles"));
+pub fn machine_record() -> Value {
     let hz = tsc_hz();
-    m.insert("tsc_hz".into(), if hz > 0.0 { json!(hz.round()) } else { Value::Null });
-    if hz <= 0.0 {
-        m.insert("tsc_note".into(), json!("no TSC read on this architecture: ticks are 0"));
-    }
-    m
+    let tsc_note = if hz > 0.0 {
+        "TSC ticks count reference cycles at a constant rate, not core clock cycles"
+    } else {
+        "no TSC read on this architecture: ticks are 0"
+    };
+    json!({"compiler": env!("CB_RUSTC_VERSION"), "rust": build_record(), "tsc_note": tsc_note,
+           "tsc_hz": (hz > 0.0).then(|| hz.round())})
 }
 
 /// The x86 features the providers' run-time dispatch looks at, as this CPU reports them.

@@ -46,21 +46,17 @@ struct Options {
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options::default();
-    let Some(cmd) = args.first() else { return Err("missing command (list, serve, bench)".into()) };
+    let mut args = args.iter();
+    let cmd = args.next().ok_or("missing command (list, serve, bench)")?;
     o.command = cmd.clone();
     match cmd.as_str() {
         "-h" | "--help" => return Ok(o),
         "list" | "serve" | "bench" => {}
         _ => return Err(format!("unknown command '{cmd}' (list, serve, bench)")),
     }
-    let mut i = 1;
-    while i < args.len() {
-        let a = args[i].as_str();
-        let mut value = || -> Result<String, String> {
-            i += 1;
-            args.get(i).cloned().ok_or_else(|| format!("{a} needs a value"))
-        };
-        match a {
+    while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{a} needs a value"));
+        match a.as_str() {
             "--variant" => {
                 let v = value()?;
                 let Some((p, variant)) = v.split_once('=').filter(|(p, v)| !p.is_empty() && !v.is_empty()) else {
@@ -69,9 +65,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                 if provider_by_name(p).is_none() {
                     return Err(format!("--variant: unknown provider '{p}'"));
                 }
-                if variants::find_variant(p, variant).is_none() {
-                    return Err(format!("--variant: {p} has no variant '{variant}' ({})", variants::variant_names(p)));
-                }
+                variants::find_variant(p, variant).map_err(|e| format!("--variant: {e}"))?;
                 if let Some(old) = o.variants.get(p).filter(|old| *old != variant) {
                     return Err(format!(
                         "--variant: {p} given twice ({old} and {variant}); one process runs one variant of a provider"
@@ -90,7 +84,6 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "-h" | "--help" => o.command = "--help".into(),
             _ => return Err(format!("unknown option '{a}' for {}", o.command)),
         }
-        i += 1;
     }
     Ok(o)
 }
@@ -106,15 +99,11 @@ fn pin(o: &Options) -> Result<Option<usize>, String> {
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) != 0 {
             return Ok(None);
         }
-        let cpu = match o.cpu {
-            Some(c) if !libc::CPU_ISSET(c, &allowed) => {
-                return Err(format!("--cpu {c}: not available to this process"));
-            }
-            Some(c) => c,
-            None => match (0..1024).rev().find(|&c| libc::CPU_ISSET(c, &allowed)) {
-                Some(c) => c,
-                None => return Ok(None),
-            },
+        if let Some(c) = o.cpu.filter(|&c| !libc::CPU_ISSET(c, &allowed)) {
+            return Err(format!("--cpu {c}: not available to this process"));
+        }
+        let Some(cpu) = o.cpu.or_else(|| (0..1024).rev().find(|&c| libc::CPU_ISSET(c, &allowed))) else {
+            return Ok(None);
         };
         let mut one: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut one);
@@ -130,7 +119,6 @@ fn capabilities() -> Value {
     let mut machine = machine::machine_record();
     let mut offered = std::collections::HashSet::new();
     let mut provs = Vec::new();
-    let mut libs = serde_json::Map::new();
     for p in providers() {
         let (mut algs, mut missing) = (Vec::new(), serde_json::Map::new());
         for a in types::catalogue() {
@@ -143,11 +131,10 @@ fn capabilities() -> Value {
             }
         }
         provs.push(json!({"name": p.name(), "version": p.version(), "variant": variants::current_variant(p.name()),
-            "variants": variants::variants_json(p.name()), "algorithms": algs, "not_offered": missing,
+            "variants": variants::variants_json(*p), "algorithms": algs, "not_offered": missing,
             "code_path": p.code_path()}));
-        libs.insert(p.name().into(), json!(p.version()));
+        machine["libraries"][p.name()] = json!(p.version());
     }
-    machine.insert("libraries".into(), Value::Object(libs));
     let algs: Vec<Value> =
         types::catalogue().iter().filter(|a| offered.contains(a.name.as_str())).map(|a| a.json.clone()).collect();
     json!({"type": "capabilities", "schema": SCHEMA, "runner": RUNNER_NAME, "runner_version": RUNNER_VERSION,

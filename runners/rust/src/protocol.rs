@@ -3,6 +3,7 @@
 
 use crate::engine::*;
 use crate::providers::provider_names;
+use crate::rss::max_rss_kb;
 use crate::spec::*;
 use crate::steps::{output_digest, run_steps};
 use crate::variants::current_variant;
@@ -23,8 +24,6 @@ pub fn emit(w: &mut impl Write, m: &Value) {
     let _ = w.flush();
 }
 
-pub use crate::rss::max_rss_kb;
-
 fn case_message(c: &OpenCase) -> Value {
     json!({"type": "case", "id": c.spec.id, "status": c.status, "reason": c.reason,
            "gate": {}, "iterations": c.iterations, "calibration_ns": c.calibration_ns})
@@ -32,23 +31,17 @@ fn case_message(c: &OpenCase) -> Value {
 
 fn result_message(c: &OpenCase) -> Value {
     let s = &c.spec;
+    let gate = if c.timed_check.is_empty() { json!({}) } else { json!({"timed": c.timed_check}) };
     let mut r = json!({"type": "result", "id": s.id, "status": c.status, "reason": c.reason,
-        "gate": {}, "provider": s.provider, "variant": s.variant,
+        "gate": gate, "provider": s.provider, "variant": s.variant,
         "operation": s.operation, "algorithm": s.algorithm, "size": s.size, "input": s.input,
-        "align_offset": s.align_offset, "aad_bytes": s.aad_bytes, "cost": s.cost});
+        "align_offset": s.align_offset, "aad_bytes": s.aad_bytes, "cost": s.cost,
+        "inplace": c.layout.inplace, "layout": c.layout, "max_rss_kb": max_rss_kb()});
     if c.status == STATUS_OK {
         r["samples"] = json!(c.samples);
         r["heap"] = c.heap.clone();
         r["rewarms"] = json!(c.rewarms);
     }
-    if !c.timed_check.is_empty() {
-        r["gate"]["timed"] = json!(c.timed_check);
-    }
-    if c.laid_out {
-        r["inplace"] = json!(c.layout.inplace);
-        r["layout"] = json!(c.layout);
-    }
-    r["max_rss_kb"] = json!(max_rss_kb());
     r
 }
 
@@ -66,8 +59,7 @@ fn hello(cpu: Option<usize>) -> Value {
 pub fn command_serve(input: impl BufRead, out: &mut impl Write, cpu: Option<usize>) -> i32 {
     emit(out, &hello(cpu));
     let mut open: HashMap<String, OpenCase> = HashMap::new();
-    for line in input.lines() {
-        let Ok(line) = line else { break };
+    for line in input.lines().map_while(Result::ok) {
         let line = line.trim();
         if line.is_empty() {
             continue;
@@ -114,17 +106,12 @@ fn serve_one(cmd: &str, req: &Map<String, Value>, open: &mut HashMap<String, Ope
         }
     }
     let id = req.get("id").and_then(Value::as_str).ok_or_else(|| SpecError("id: missing".into()))?;
-    if !open.contains_key(id) {
-        return Err(SpecError(format!("id: no open case '{id}'")));
-    }
+    let c = open.get_mut(id).ok_or_else(|| SpecError(format!("id: no open case '{id}'")))?;
     if cmd == "close" {
-        let mut c = open.remove(id).unwrap();
         c.check_timed_instance();
-        return Ok(result_message(&c));
+        return Ok(result_message(&open.remove(id).unwrap()));
     }
-    let count = req.get("count").map_or(Some(1), Value::as_u64).filter(|n| (1..=100000).contains(n));
-    let count = count.ok_or_else(|| SpecError("request.count: must be between 1 and 100000".into()))?;
-    let c = open.get_mut(id).unwrap();
+    let count = count(req, "count", 1, 100_000)?;
     let mut batch = Vec::new();
     while (batch.len() as u64) < count && c.status == STATUS_OK {
         match c.sample() {
@@ -145,10 +132,7 @@ fn steps_request(req: &Map<String, Value>) -> Result<Value, SpecError> {
     let mut reply = json!({"type": "steps", "id": spec.id, "status": STATUS_OK, "reason": ""});
     let (info, p) = match resolve(&mut spec) {
         Ok(x) => x,
-        Err(e) => {
-            (reply["status"], reply["reason"]) = (json!(STATUS_UNSUPPORTED), json!(e.to_string()));
-            return Ok(reply);
-        }
+        Err(e) => return Ok(refused(reply, &e)),
     };
     let input = case_input(&spec, info);
     reply["input"] = output_digest(&input);

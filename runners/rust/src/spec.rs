@@ -5,14 +5,13 @@
 use crate::providers::{provider_by_name, provider_names};
 use crate::types::*;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
-/// docs/protocol.md, "Case specification", decoded over its defaults. The coordinator checked
-/// every field against the catalogue before sending it (plan.py): the runner resolves only what
-/// it needs, a known provider, algorithm and operation.
+/// docs/protocol.md, "Case specification". The coordinator checked every field against the
+/// catalogue before sending it (plan.py): the runner resolves only what it needs, a known
+/// provider, algorithm and operation.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(default)]
 pub struct CaseSpec {
     pub id: String,
     pub provider: String,
@@ -34,25 +33,18 @@ pub struct CaseSpec {
 
 impl Default for CaseSpec {
     fn default() -> Self {
-        CaseSpec {
-            id: String::new(),
-            provider: String::new(),
-            variant: String::new(),
-            operation: String::new(),
-            algorithm: String::new(),
-            size: 0,
-            input: "random".into(),
-            align_offset: 0,
-            aad_bytes: 0,
-            samples: 11,
-            target_sample_ms: 2.0,
-            warmup_ms: 20.0,
-            heap_iterations: 8,
-            seed: 1,
-            cost: BTreeMap::new(),
-            inplace: true,
-        }
+        decode(&json!({})).expect("the defaults decode")
     }
+}
+
+/// A case over the defaults of docs/protocol.md, "Case specification": the fields it gives
+/// replace theirs.
+fn decode(raw: &Value) -> serde_json::Result<CaseSpec> {
+    let mut spec = json!({"id": "", "provider": "", "variant": "", "operation": "", "algorithm": "", "size": 0,
+        "input": "random", "align_offset": 0, "aad_bytes": 0, "samples": 11, "target_sample_ms": 2.0,
+        "warmup_ms": 20.0, "heap_iterations": 8, "seed": 1, "cost": {}, "inplace": true});
+    spec.as_object_mut().expect("an object").extend(Map::<String, Value>::deserialize(raw)?);
+    CaseSpec::deserialize(spec)
 }
 
 /// A malformed request or spec: an `error` reply, and the runner carries on.
@@ -60,7 +52,7 @@ impl Default for CaseSpec {
 pub struct SpecError(pub String);
 
 pub fn parse_case(raw: &Value, where_: &str) -> Result<CaseSpec, SpecError> {
-    let s = CaseSpec::deserialize(raw).map_err(|e| SpecError(format!("{where_}: {e}")))?;
+    let s = decode(raw).map_err(|e| SpecError(format!("{where_}: {e}")))?;
     let info = find_algorithm(&s.algorithm);
     let why = if provider_by_name(&s.provider).is_none() {
         format!("provider: unknown provider '{}' (this runner has: {})", s.provider, provider_names().join(", "))
@@ -72,6 +64,12 @@ pub fn parse_case(raw: &Value, where_: &str) -> Result<CaseSpec, SpecError> {
         return Ok(s);
     };
     Err(SpecError(format!("{where_}.{why}")))
+}
+
+/// A request's integer field `name`, from 1 to `most` (`default` when it is absent).
+pub fn count(req: &Map<String, Value>, name: &str, default: u64, most: u64) -> Result<u64, SpecError> {
+    let n = req.get(name).map_or(Some(default), Value::as_u64).filter(|n| (1..=most).contains(n));
+    n.ok_or_else(|| SpecError(format!("{name}: must be an integer from 1 to {most}")))
 }
 
 /// splitmix64, byte for byte the native ByteStream (hexutil.cpp).
@@ -95,11 +93,6 @@ impl ByteStream {
             let v = self.next_u64().to_le_bytes();
             chunk.copy_from_slice(&v[..chunk.len()]);
         }
-    }
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        let mut out = vec![0; n];
-        self.fill(&mut out);
-        out
     }
 }
 
@@ -125,11 +118,4 @@ pub fn case_input(spec: &CaseSpec, info: &AlgorithmInfo) -> Vec<u8> {
         return Vec::new();
     }
     make_input(&spec.input, spec.size as usize, spec.seed)
-}
-
-/// What the coordinator sends a symmetric case (gate/material.py): key and IV from
-/// ByteStream(seed); for the fidelity bench and the unit tests, which have no coordinator.
-pub fn symmetric_params(info: &AlgorithmInfo, seed: u64) -> Value {
-    let mut s = ByteStream::new(seed);
-    json!({"key": hex::encode(s.bytes(info.key_bytes)), "iv": hex::encode(s.bytes(info.iv_bytes))})
 }

@@ -8,7 +8,7 @@ use crate::types::*;
 use serde_json::{Map, Value, json};
 use sha2::Digest;
 
-fn hex_of(v: &Value, at: &str) -> Result<Vec<u8>, SpecError> {
+pub fn hex_of(v: &Value, at: &str) -> Result<Vec<u8>, SpecError> {
     v.as_str().and_then(|s| hex::decode(s).ok()).ok_or_else(|| SpecError(format!("{at}: not a hex string: {v}")))
 }
 
@@ -69,7 +69,7 @@ fn key_json(k: &KeyParts) -> Value {
 /// One run of a prepared operation on `input` into a fresh buffer; the output, copied.
 pub fn run_once(op: &mut BoxOp, input: &[u8], extra: usize) -> Res<Vec<u8>> {
     let mut out = vec![0u8; input.len() + extra + 64];
-    let n = op.run(&mut Io::separate(input, &mut out))?;
+    let n = op(&mut Io::separate(input, &mut out))?;
     out.truncate(n);
     Ok(out)
 }
@@ -81,11 +81,11 @@ pub fn run_steps(p: &dyn Provider, alg: &str, raw: Option<&Value>, input: &[u8])
     for (n, step) in steps.iter().enumerate() {
         // The operation is the schema's (docs/protocol.schema.json): one the provider does not
         // take is refused by its adapter, a result like any operation it does not offer.
-        let op = step.get("op").and_then(Value::as_str).ok_or_else(|| SpecError(format!("steps[{n}].op: missing")))?;
-        let name = step.get("algorithm").and_then(Value::as_str).unwrap_or(alg);
-        let info = find_algorithm(name)
-            .ok_or_else(|| SpecError(format!("steps[{n}].algorithm: unknown algorithm '{name}'")))?;
         let at = format!("steps[{n}]");
+        let op = step.get("op").and_then(Value::as_str).ok_or_else(|| SpecError(format!("{at}.op: missing")))?;
+        let name = step.get("algorithm").and_then(Value::as_str).unwrap_or(alg);
+        let info =
+            find_algorithm(name).ok_or_else(|| SpecError(format!("{at}.algorithm: unknown algorithm '{name}'")))?;
         let params = params(step.get("params"), &at)?;
         // A keygen step whose keypair holds a seed derives the key pair from it (the gate's known
         // answer for key generation: docs/protocol.md, "Keys").
@@ -100,10 +100,8 @@ pub fn run_steps(p: &dyn Provider, alg: &str, raw: Option<&Value>, input: &[u8])
         let digest = step.get("digest").and_then(Value::as_bool) == Some(true);
         let mut runs = Vec::new();
         for v in step.get("inputs").and_then(Value::as_array).into_iter().flatten() {
-            let data = match v.get("case_input").and_then(Value::as_bool) {
-                Some(true) => input.to_vec(),
-                _ => hex_of(v, &at)?,
-            };
+            let whole = v.get("case_input").and_then(Value::as_bool) == Some(true);
+            let data = if whole { input.to_vec() } else { hex_of(v, &at)? };
             let out = match seed {
                 _ if op != "keygen" => run_once(&mut prepared, &data, output_room(info))
                     .map(|b| if digest { output_digest(&b) } else { json!({"out": hex::encode(b)}) }),

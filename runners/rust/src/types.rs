@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::OnceLock;
 
-/// One catalogue entry, exactly the fields `cryptobench-native list` prints.
+/// One catalogue entry: the fields the runner reads of those `cryptobench-native list` prints.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct AlgorithmInfo {
@@ -16,8 +16,6 @@ pub struct AlgorithmInfo {
     pub operations: Vec<String>,
     pub key_bytes: usize,
     pub iv_bytes: usize,
-    pub block_bytes: usize,
-    pub min_size: usize,
     pub tag_bytes: usize,
     /// A signature's or KEM secret's length (0 where the output's length varies).
     pub output_bytes: usize,
@@ -49,7 +47,6 @@ pub fn catalogue() -> &'static [AlgorithmInfo] {
             .map(|v| {
                 let mut a: AlgorithmInfo =
                     serde_json::from_value(v.clone()).expect("catalogue/algorithms.json: an entry");
-                a.block_bytes = a.block_bytes.max(1);
                 a.json = v;
                 a
             })
@@ -59,10 +56,6 @@ pub fn catalogue() -> &'static [AlgorithmInfo] {
 
 pub fn find_algorithm(name: &str) -> Option<&'static AlgorithmInfo> {
     catalogue().iter().find(|a| a.name == name)
-}
-
-pub fn is_public_key(kind: &str) -> bool {
-    matches!(kind, "keypair" | "signature" | "pk-encryption" | "key-agreement" | "kem")
 }
 
 /// Room an operation's output may need beyond its input: the largest output of the public-key
@@ -195,19 +188,9 @@ impl<'a> Io<'a> {
     }
 }
 
-/// One prepared operation: `run` does one operation and returns the output's length (the output
+/// One prepared operation: a call does one operation and returns the output's length (the output
 /// is `io.out[..n]`). It must restart every time (the gate runs it twice).
-pub trait Op {
-    fn run(&mut self, io: &mut Io) -> Res<usize>;
-}
-
-impl<F: FnMut(&mut Io) -> Res<usize>> Op for F {
-    fn run(&mut self, io: &mut Io) -> Res<usize> {
-        self(io)
-    }
-}
-
-pub type BoxOp = Box<dyn Op>;
+pub type BoxOp = Box<dyn FnMut(&mut Io) -> Res<usize>>;
 
 pub fn op<F: FnMut(&mut Io) -> Res<usize> + 'static>(f: F) -> Res<BoxOp> {
     Ok(Box::new(f))

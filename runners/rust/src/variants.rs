@@ -4,9 +4,10 @@
 //! does for its library switches. ring and RustCrypto have no run-time switch (docs/runners.md).
 
 use crate::providers::{provider_by_name, providers};
-use crate::types::Variant;
+use crate::types::{Provider, Variant};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
 use std::sync::Mutex;
 
 static CURRENT: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
@@ -16,28 +17,20 @@ pub fn current_variant(provider: &str) -> String {
     CURRENT.lock().unwrap().get(provider).cloned().unwrap_or_else(|| "default".into())
 }
 
-pub fn find_variant(provider: &str, name: &str) -> Option<&'static Variant> {
-    provider_by_name(provider)?.variants().iter().find(|v| v.name == name)
+/// A provider's variant, or why there is none (with the ones there are).
+pub fn find_variant(provider: &str, name: &str) -> Result<&'static Variant, String> {
+    let all = provider_by_name(provider).map(|p| p.variants()).unwrap_or_default();
+    let names = all.iter().map(|v| v.name).collect::<Vec<_>>().join(", ");
+    all.iter().find(|v| v.name == name).ok_or_else(|| format!("{provider} has no variant '{name}' ({names})"))
 }
 
-pub fn variant_names(provider: &str) -> String {
-    provider_by_name(provider)
-        .map(|p| p.variants().iter().map(|v| v.name).collect::<Vec<_>>().join(", "))
-        .unwrap_or_default()
-}
-
-pub fn variants_json(provider: &str) -> Value {
-    let p = provider_by_name(provider).unwrap();
-    Value::Array(
-        p.variants()
-            .iter()
-            .map(|v| {
-                let env: Map<String, Value> =
-                    v.env.iter().filter_map(|(k, val)| val.map(|x| (k.to_string(), json!(x)))).collect();
-                json!({"name": v.name, "description": v.description, "env": env})
-            })
-            .collect(),
-    )
+/// The `variants` of a provider in `capabilities`: the environment each one sets.
+pub fn variants_json(p: &dyn Provider) -> Vec<Value> {
+    let variant = |v: &Variant| {
+        let env: Map<String, Value> = v.env.iter().filter_map(|(k, x)| x.map(|x| (k.to_string(), json!(x)))).collect();
+        json!({"name": v.name, "description": v.description, "env": env})
+    };
+    p.variants().iter().map(variant).collect()
 }
 
 /// True in the soft build (RustCrypto's portable backends forced at compile time; only the
@@ -68,14 +61,13 @@ fn other_build() -> Result<std::path::PathBuf, String> {
 /// the build and the environment already say so, else re-executes the runner (or the other build
 /// of it) with them.
 pub fn select_variants(requested: &BTreeMap<String, String>) -> Result<(), String> {
-    let want_soft = requested.iter().any(|(p, v)| find_variant(p, v).is_some_and(|v| v.soft_build));
+    let want_soft = requested.iter().any(|(p, v)| find_variant(p, v).is_ok_and(|v| v.soft_build));
     if want_soft && requested.len() > 1 {
         return Err("rustcrypto/soft runs in a build of its own (RustCrypto's portable backends are chosen \
                     at compile time): start a runner with --variant rustcrypto=soft alone"
             .into());
     }
     if want_soft != SOFT_BUILD {
-        use std::os::unix::process::CommandExt;
         let err = std::process::Command::new(other_build()?).args(std::env::args_os().skip(1)).exec();
         return Err(format!("cannot execute the other build of the runner: {err}"));
     }
@@ -83,7 +75,7 @@ pub fn select_variants(requested: &BTreeMap<String, String>) -> Result<(), Strin
     let mut chosen = BTreeMap::new();
     for p in providers() {
         let name = requested.get(p.name()).map(String::as_str).unwrap_or("default");
-        let v = find_variant(p.name(), name).ok_or_else(|| format!("{} has no variant '{name}'", p.name()))?;
+        let v = find_variant(p.name(), name)?;
         for (k, val) in v.env {
             want.insert(k, *val);
         }
@@ -99,7 +91,6 @@ pub fn select_variants(requested: &BTreeMap<String, String>) -> Result<(), Strin
     if std::env::var_os("CRYPTOBENCH_REEXEC").is_some() {
         return Err("the variant's environment did not stick after re-executing".into());
     }
-    use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new("/proc/self/exe");
     cmd.args(std::env::args_os().skip(1)).arg0(std::env::args_os().next().unwrap_or_default());
     cmd.env("CRYPTOBENCH_REEXEC", "1");
