@@ -3,9 +3,7 @@ package cryptobench.jvm;
 import cryptobench.jvm.Types.AlgorithmInfo;
 import cryptobench.jvm.Types.KeyParts;
 import java.util.HexFormat;
-import java.util.Map;
-import java.util.TreeMap;
-import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import java.io.BufferedReader;
@@ -59,19 +57,12 @@ final class Bench {
     AlgorithmInfo info = Types.findAlgorithm(spec.algorithm);
     if (info.isPublicKey()) {
       KeyParts key = TestKeys.get(info.keyType);
-      return Protocol.obj(
-          "keypair", hexParts(key), "public", hexParts(TestKeys.publicParts(info, key)));
+      return Protocol.obj("keypair", Steps.hexParts(key), "public", Steps.hexParts(TestKeys.publicParts(info, key)));
     }
     ByteStream stream = new ByteStream(spec.seed);
     return Protocol.obj(
         "key", HexFormat.of().formatHex(stream.bytes(info.keyBytes)),
         "iv", HexFormat.of().formatHex(stream.bytes(info.ivBytes)));
-  }
-
-  static Map<String, String> hexParts(KeyParts k) {
-    Map<String, String> out = new TreeMap<>();
-    k.forEach((n, v) -> out.put(n, HexFormat.of().formatHex(v)));
-    return out;
   }
 
   static final List<CaseSpec> CASES =
@@ -167,12 +158,9 @@ final class Bench {
       JsonObject result = JsonParser.parseString(out.readLine()).getAsJsonObject();
       if (!result.get("status").getAsString().equals(Engine.OK))
         return result.get("status").getAsString() + " " + result.get("reason").getAsString();
-      JsonArray samples = result.getAsJsonArray("samples");
-      double[] perOp = new double[samples.size()];
-      for (int i = 0; i < perOp.length; i++) {
-        JsonObject x = samples.get(i).getAsJsonObject();
-        perOp[i] = x.get("ns").getAsDouble() / x.get("iterations").getAsDouble();
-      }
+      List<Double> perOp = new ArrayList<>();
+      for (JsonElement x : result.getAsJsonArray("samples"))
+        perOp.add(x.getAsJsonObject().get("ns").getAsDouble() / x.getAsJsonObject().get("iterations").getAsDouble());
       into.add(Engine.median(perOp));
       in.println("{\"cmd\": \"quit\"}");
     } finally {
@@ -190,6 +178,6 @@ final class Bench {
     List<Double> scores = new ArrayList<>();
     for (BenchmarkResult b : r.getBenchmarkResults())
       for (IterationResult i : b.getIterationResults()) scores.add(i.getPrimaryResult().getScore());
-    return Engine.median(scores.stream().mapToDouble(Double::doubleValue).toArray());
+    return Engine.median(scores);
   }
 }

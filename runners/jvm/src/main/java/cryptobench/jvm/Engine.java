@@ -2,6 +2,7 @@ package cryptobench.jvm;
 
 import com.sun.management.ThreadMXBean;
 import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
 import cryptobench.jvm.Types.AlgorithmInfo;
 import cryptobench.jvm.Types.CryptoProvider;
 import cryptobench.jvm.Types.Op;
@@ -49,8 +50,8 @@ final class Engine {
     return System.nanoTime();
   }
 
-  /** One sample: iterations back-to-back operations and their time (no TSC on the JVM). */
-  record Sample(long iterations, long ns) {}
+  /** One sample: iterations back-to-back operations and their time; ticks 0 (no TSC on the JVM). */
+  record Sample(long iterations, long ns, long ticks) {}
 
   /** The case's message (engine.cpp, make_input). */
   static byte[] makeInput(String kind, int n, long seed) {
@@ -81,7 +82,7 @@ final class Engine {
     // The check of the timed instance (protocol.md, step 6).
     byte[] input, expected;
     int refLen, canaryAt;
-    boolean deterministic, keygen, checked, laidOut, inplace;
+    boolean deterministic, keygen, checked, inplace;
     String timedCheck = "", layoutNote = "";
     // In-place AEAD decryption alternates between two texts and their tags (engine.cpp).
     boolean alternate;
@@ -112,19 +113,20 @@ final class Engine {
     OpenCase c = new OpenCase(spec);
     try {
       open(c, params);
-      c.status = OK;
-    } catch (Unsupported u) {
-      c.status = UNSUPPORTED;
-      c.reason = u.getMessage();
     } catch (OutOfMemoryError e) {
-      c.status = FAILED;
-      c.reason = "the JVM ran out of heap: " + e.getMessage();
+      c.fail("the JVM ran out of heap: " + e.getMessage());
     } catch (Exception | LinkageError e) {
-      c.status = FAILED;
-      c.reason = Types.message(e);
+      c.fail(Types.message(e));
+      c.status = e instanceof Unsupported ? UNSUPPORTED : FAILED;
     }
-    if (!c.status.equals(OK)) c.op = null;
     return c;
+  }
+
+  /** A reply (steps, leak) for a case whose operation could not be prepared: unsupported, or failed. */
+  static JsonObject refused(JsonObject reply, Throwable e) {
+    reply.addProperty("status", e instanceof Unsupported ? UNSUPPORTED : FAILED);
+    reply.addProperty("reason", Types.message(e));
+    return reply;
   }
 
   /** What makes a parsed case unsupported before any library work (engine.cpp, open()). */
@@ -144,8 +146,7 @@ final class Engine {
           spec.provider + " does not offer " + spec.algorithm + (why == null ? "" : " (" + why + ")"));
     }
     if (spec.alignOffset != 0)
-      throw new Unsupported(
-          "align_offset does not apply on the JVM: it places and moves arrays itself");
+      throw new Unsupported("align_offset does not apply on the JVM: it places and moves arrays itself");
     return p;
   }
 
@@ -154,9 +155,8 @@ final class Engine {
    * key-setup case (which has no message) one 64-byte message for the gate's round trip.
    */
   static byte[] caseInput(CaseSpec spec, AlgorithmInfo info) {
-    if (spec.operation.equals("keygen")
-        || info.kind.equals("key-agreement")
-        || info.kind.equals("kem")) return new byte[0];
+    if (spec.operation.equals("keygen") || info.kind.equals("key-agreement") || info.kind.equals("kem"))
+      return new byte[0];
     return makeInput(spec.input, spec.keySetup ? 64 : (int) spec.size, spec.seed);
   }
 
@@ -175,7 +175,7 @@ final class Engine {
     }
     byte[] plaintext = caseInput(c.spec, info);
     int size = plaintext.length, room = SLACK + info.tagBytes;
-    Params encrypting = params.clone();
+    Params encrypting = Steps.params(raw, "params"); // a copy of its own: it encrypts to the public key
     if (info.isPkOrKdf()) {
       room = info.outputRoom() + SLACK; // an SLH-DSA signature, a KEM's ciphertext and secret
       encrypting.keypair = params.publicKey;
@@ -211,9 +211,7 @@ final class Engine {
         } else {
           inplace = false;
           c.layoutNote =
-              info.name
-                  + " decryption is not an involution, so it cannot repeat in place: measured out"
-                  + " of place";
+              info.name + " decryption is not an involution, so it cannot repeat in place: measured out of place";
         }
       }
       c.expected = plaintext;
@@ -236,9 +234,8 @@ final class Engine {
       if (!why.isEmpty()) {
         inplace = false;
         c.alternate = false;
-        c.layoutNote =
-            c.spec.provider + " " + c.spec.operation + " " + info.name + " " + why
-                + ": measured out of place";
+        String what = c.spec.provider + " " + c.spec.operation + " " + info.name;
+        c.layoutNote = what + " " + why + ": measured out of place";
       }
     }
     allocateBuffers(c, input, room, inplace);
@@ -249,8 +246,7 @@ final class Engine {
    * The output of a fresh instance on the case's input, which the timed instance must still give
    * after sampling (engine.cpp, compute_reference).
    */
-  static void computeReference(
-      OpenCase c, CryptoProvider p, AlgorithmInfo info, Params params, byte[] input)
+  static void computeReference(OpenCase c, CryptoProvider p, AlgorithmInfo info, Params params, byte[] input)
       throws Exception {
     if (c.spec.operation.equals("keygen")) {
       c.keygen = true; // nothing to compare; the canaries are still checked
@@ -290,7 +286,6 @@ final class Engine {
     c.canaryAt = written;
     Arrays.fill(c.out, written, written + CANARY, CANARY_BYTE);
     c.inplace = inplace;
-    c.laidOut = true;
   }
 
   static boolean canariesIntact(OpenCase c) {
@@ -302,8 +297,8 @@ final class Engine {
     return THREADS.getCurrentThreadAllocatedBytes();
   }
 
-  static void measureHeapAndCalibrate(
-      OpenCase c, CryptoProvider p, AlgorithmInfo info, Params params) throws Exception {
+  static void measureHeapAndCalibrate(OpenCase c, CryptoProvider p, AlgorithmInfo info, Params params)
+      throws Exception {
     long before = allocatedBytes();
     if (c.spec.keySetup) {
       c.op = p.prepareKeySetup(info.name, c.spec.operation, params);
@@ -433,8 +428,8 @@ final class Engine {
       compiling.add(compilationMs());
       int n = times.size();
       if (n >= 2 * STEADY_RUN) {
-        double last = median(window(times, n - STEADY_RUN, n));
-        double before = median(window(times, n - 2 * STEADY_RUN, n - STEADY_RUN));
+        double last = median(times.subList(n - STEADY_RUN, n));
+        double before = median(times.subList(n - 2 * STEADY_RUN, n - STEADY_RUN));
         c.steadyNsPerOp = last;
         // The JIT compiles in the background, and a method can sit at one tier (interpreted,
         // C1) for a while before C2 has it: a level that holds is steady only once the
@@ -456,7 +451,7 @@ final class Engine {
         }
       }
       if (monoNs() - start > MAX_WARMUP_NS) {
-        if (c.steadyNsPerOp == 0) c.steadyNsPerOp = median(window(times, Math.max(0, n - STEADY_RUN), n));
+        if (c.steadyNsPerOp == 0) c.steadyNsPerOp = median(times.subList(Math.max(0, n - STEADY_RUN), n));
         break;
       }
       // A count that no longer fills the target (the JIT made it faster) is scaled back up.
@@ -474,12 +469,6 @@ final class Engine {
   /** Milliseconds the JIT compilers have spent so far (0 where the JVM does not say). */
   static long compilationMs() {
     return JIT != null && JIT.isCompilationTimeMonitoringSupported() ? JIT.getTotalCompilationTime() : 0;
-  }
-
-  private static double[] window(List<Double> v, int from, int to) {
-    double[] out = new double[to - from];
-    for (int i = from; i < to; i++) out[i - from] = v.get(i);
-    return out;
   }
 
   static long[] gcTotals() {
@@ -501,7 +490,7 @@ final class Engine {
     long[] gc1 = gcTotals();
     c.gcCount += gc1[0] - gc0[0];
     c.gcMs += gc1[1] - gc0[1];
-    Sample s = new Sample(c.iterations, t1 - t0);
+    Sample s = new Sample(c.iterations, t1 - t0, 0);
     c.samples.add(s);
     c.lastSampleEnd = t1;
     if (c.samples.size() >= c.spec.samples) checkTimedInstance(c);
@@ -548,9 +537,7 @@ final class Engine {
         if (!canariesIntact(c)) {
           why = wrotePast;
         } else if (c.deterministic && r.length != c.expected.length) {
-          why =
-              "the timed instance returned " + r.length + " bytes, the gated one "
-                  + c.expected.length;
+          why = "the timed instance returned " + r.length + " bytes, the gated one " + c.expected.length;
         } else if (c.deterministic && !Arrays.equals(r, c.expected)) {
           int at = 0;
           while (at < r.length && r[at] == c.expected[at]) at++;
@@ -582,9 +569,8 @@ final class Engine {
     c.parity = 0;
   }
 
-  static double median(double[] v) {
-    double[] s = v.clone();
-    Arrays.sort(s);
+  static double median(List<Double> v) {
+    double[] s = v.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     return (s[(s.length - 1) / 2] + s[s.length / 2]) / 2;
   }
 }

@@ -20,12 +20,6 @@ final class Leak {
 
   static final int MAX_CLASSES = 16, WARMUP_ROUNDS = 16;
 
-  static int count(JsonObject req, String name, int fallback, int most) throws SpecError {
-    long n = req.has(name) ? Protocol.uint(req.get(name), name) : fallback;
-    if (n < 1 || n > most) throw new SpecError(name + ": must be an integer from 1 to " + most);
-    return (int) n;
-  }
-
   static JsonObject request(JsonObject req) throws SpecError {
     if (!req.has("case")) throw new SpecError("case: missing");
     CaseSpec spec = Protocol.parseCase(req.get("case"), "case");
@@ -35,27 +29,19 @@ final class Leak {
     byte[][] classes = new byte[raw.size()][]; // each class in an array of its own
     int longest = 0;
     for (int i = 0; i < classes.length; i++) {
-      try {
-        classes[i] = Steps.HEX.parseHex(raw.get(i).getAsString());
-      } catch (RuntimeException e) {
-        throw new SpecError("classes[" + i + "]: not a hex string");
-      }
+      classes[i] = Steps.hex(raw.get(i), "classes[" + i + "]");
       longest = Math.max(longest, classes[i].length);
     }
-    int rounds = count(req, "rounds", 1000, 1_000_000), batch = count(req, "batch", 1, 100_000);
+    int rounds = Protocol.count(req, "rounds", 1000, 1_000_000);
+    int batch = Protocol.count(req, "batch", 1, 100_000);
     long seed = req.has("seed") ? Protocol.uint(req.get("seed"), "seed") : 1;
+    Types.Params params = Steps.params(req.get("params"), "params");
     JsonObject reply = Protocol.obj("type", "leak", "id", spec.id, "status", Engine.OK, "reason", "");
     Op op;
     try {
-      Types.CryptoProvider p = Engine.resolve(spec);
-      Types.Params params = Steps.params(req.get("params"), "params");
-      op = p.prepare(spec.algorithm, spec.operation, params);
-    } catch (SpecError e) {
-      throw e;
+      op = Engine.resolve(spec).prepare(spec.algorithm, spec.operation, params);
     } catch (Exception | LinkageError e) {
-      reply.addProperty("status", e instanceof Types.Unsupported ? Engine.UNSUPPORTED : Engine.FAILED);
-      reply.addProperty("reason", Types.message(e));
-      return reply;
+      return Engine.refused(reply, e);
     }
 
     byte[] out = new byte[longest + Types.findAlgorithm(spec.algorithm).outputRoom() + Engine.SLACK];

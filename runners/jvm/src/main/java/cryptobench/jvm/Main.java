@@ -124,11 +124,8 @@ public final class Main {
         offered.add(a);
         algs.add(Protocol.obj("name", a, "operations", Types.findAlgorithm(a).operations));
       }
-      JsonObject o =
-          Protocol.obj(
-              "name", p.name(), "version", p.version(), "variant", Variants.current(),
-              "variants", Variants.json(), "algorithms", algs, "code_path", p.codePath(),
-              "not_offered", p.notOffered());
+      JsonObject o = Protocol.obj("name", p.name(), "version", p.version(), "variant", Variants.current(),
+          "variants", Variants.json(), "algorithms", algs, "code_path", p.codePath(), "not_offered", p.notOffered());
       if (p.loadError() != null) o.addProperty("loading_error", p.loadError());
       provs.add(o);
       libs.addProperty(p.name(), p.version());

@@ -3,7 +3,7 @@ package cryptobench.jvm;
 import com.google.gson.FieldNamingPolicy;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
-import com.google.gson.JsonArray;
+import com.google.gson.JsonDeserializer;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -73,9 +73,22 @@ final class Protocol {
     throw new SpecError(where + ": must be a non-negative integer");
   }
 
-  /** A case specification (or a catalogue entry) decoded over its defaults, fields in snake case. */
+  /** A request's integer field {@code name}, from 1 to {@code most} ({@code fallback} when absent). */
+  static int count(JsonObject req, String name, int fallback, int most) throws SpecError {
+    long n = req.has(name) ? uint(req.get(name), name) : fallback;
+    if (n < 1 || n > most) throw new SpecError(name + ": must be an integer from 1 to " + most);
+    return (int) n;
+  }
+
+  /**
+   * A case specification, a catalogue entry or an operation's parameters decoded over their
+   * defaults: fields in snake case, byte strings in hex.
+   */
   static final Gson SPEC =
-      new GsonBuilder().setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES).create();
+      new GsonBuilder()
+          .setFieldNamingPolicy(FieldNamingPolicy.LOWER_CASE_WITH_UNDERSCORES)
+          .registerTypeAdapter(byte[].class, (JsonDeserializer<byte[]>) (v, type, context) -> Steps.unhex(v))
+          .create();
 
   /**
    * The case specification over its defaults. The coordinator checked every value against the
@@ -127,12 +140,6 @@ final class Protocol {
         "gate", new JsonObject(), "iterations", c.iterations, "calibration_ns", c.calibrationNs);
   }
 
-  static JsonArray samplesJson(List<Sample> samples) {
-    JsonArray a = new JsonArray();
-    for (Sample s : samples) a.add(obj("iterations", s.iterations(), "ns", s.ns(), "ticks", 0));
-    return a;
-  }
-
   static JsonObject resultMessage(OpenCase c) {
     CaseSpec s = c.spec;
     JsonObject gate = new JsonObject();
@@ -142,38 +149,27 @@ final class Protocol {
         "aad_bytes", s.aadBytes, "cost", s.cost);
     if (s.keySetup) r.addProperty("key_setup", true);
     if (c.status.equals(Engine.OK)) {
-      r.add("samples", samplesJson(c.samples));
+      r.add("samples", GSON.toJsonTree(c.samples));
       // The counter answers -1 where the JVM does not count allocations: not measured, not 0.
       boolean counted = Engine.allocatedBytes() >= 0;
-      r.add(
-          "heap",
-          obj(
-              "bytes_per_op", counted ? c.bytesPerOp : null,
-              "prepare_bytes", counted ? c.prepareBytes : null,
-              "counter", "ThreadMXBean.getCurrentThreadAllocatedBytes",
-              "rss_before_kb", c.resident.beforeKb, "rss_peak_kb", c.resident.peakKb));
+      r.add("heap", obj("bytes_per_op", counted ? c.bytesPerOp : null,
+          "prepare_bytes", counted ? c.prepareBytes : null, "counter", "ThreadMXBean.getCurrentThreadAllocatedBytes",
+          "rss_before_kb", c.resident.beforeKb, "rss_peak_kb", c.resident.peakKb));
       r.addProperty("rewarms", c.rewarms);
     }
     if (!c.timedCheck.isEmpty()) gate.addProperty("timed", c.timedCheck);
-    if (c.laidOut) {
-      r.addProperty("inplace", c.inplace);
-      // Out of place the output is another array: the JVM places (and moves) arrays itself, so
-      // neither the distance between them nor the page offset is known.
-      JsonObject layout =
-          obj("inplace", c.inplace, "distance", c.inplace ? 0 : null, "in_page_offset", null);
-      if (!c.layoutNote.isEmpty()) layout.addProperty("note", c.layoutNote);
-      r.add("layout", layout);
-    }
-    r.add("jvm", jvmJson(c));
+    r.addProperty("inplace", c.inplace);
+    // Out of place the output is another array: the JVM places (and moves) arrays itself, so
+    // neither the distance between them nor the page offset is known.
+    JsonObject layout = obj("inplace", c.inplace, "distance", c.inplace ? 0 : null, "in_page_offset", null);
+    if (!c.layoutNote.isEmpty()) layout.addProperty("note", c.layoutNote);
+    r.add("layout", layout);
+    // result.jvm (docs/protocol.md): the JDK, the warm-up until steady, GC during the samples.
+    r.add("jvm", obj("jdk", System.getProperty("java.runtime.version"), "vm", System.getProperty("java.vm.name"),
+        "warmup_iterations", c.warmupIterations, "warmup_ns", c.warmupNs, "steady", c.steady,
+        "gc_count", c.gcCount, "gc_ms", c.gcMs));
     r.addProperty("max_rss_kb", Rss.maxRssKb());
     return r;
-  }
-
-  /** result.jvm (docs/protocol.md): the JDK, the warm-up until steady, GC during the samples. */
-  static JsonObject jvmJson(OpenCase c) {
-    return obj("jdk", System.getProperty("java.runtime.version"), "vm", System.getProperty("java.vm.name"),
-        "warmup_iterations", c.warmupIterations, "warmup_ns", c.warmupNs, "steady", c.steady,
-        "gc_count", c.gcCount, "gc_ms", c.gcMs);
   }
 
   static JsonObject errorMessage(String text) {
@@ -199,12 +195,9 @@ final class Protocol {
       try {
         JsonElement v = parseJson(line);
         JsonObject req = v.isJsonObject() ? v.getAsJsonObject() : null;
-        String cmd =
-            req != null && req.has("cmd") && req.get("cmd").isJsonPrimitive()
-                ? req.get("cmd").getAsString()
-                : "";
-        if (cmd.isEmpty())
-          throw new SpecError("cmd: missing (" + COMMANDS + ")");
+        boolean named = req != null && req.has("cmd") && req.get("cmd").isJsonPrimitive();
+        String cmd = named ? req.get("cmd").getAsString() : "";
+        if (cmd.isEmpty()) throw new SpecError("cmd: missing (" + COMMANDS + ")");
         if (cmd.equals("quit")) break;
         reply = serveOne(cmd, req, open);
       } catch (SpecError e) {
@@ -247,8 +240,7 @@ final class Protocol {
       open.remove(id);
       return resultMessage(c);
     }
-    long count = req.has("count") ? uint(req.get("count"), "request.count") : 1;
-    if (count < 1 || count > 100000) throw new SpecError("request.count: must be between 1 and 100000");
+    int count = count(req, "count", 1, 100_000);
     List<Sample> batch = new ArrayList<>();
     for (long k = 0; k < count; k++) {
       try {
@@ -263,7 +255,7 @@ final class Protocol {
         return resultMessage(c);
       }
     }
-    return obj("type", "samples", "id", id, "samples", samplesJson(batch));
+    return obj("type", "samples", "id", id, "samples", batch);
   }
 
   /** Runs the coordinator's known-answer steps on the case's provider (docs/protocol.md). */
@@ -274,9 +266,7 @@ final class Protocol {
     try {
       p = Engine.resolve(spec);
     } catch (Types.Unsupported u) {
-      reply.addProperty("status", Engine.UNSUPPORTED);
-      reply.addProperty("reason", u.getMessage());
-      return reply;
+      return Engine.refused(reply, u);
     }
     byte[] input = Engine.caseInput(spec, Types.findAlgorithm(spec.algorithm));
     reply.add("input", Steps.digest(input));

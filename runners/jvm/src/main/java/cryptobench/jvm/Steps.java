@@ -3,6 +3,7 @@ package cryptobench.jvm;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
 import cryptobench.jvm.Protocol.SpecError;
 import cryptobench.jvm.Types.CryptoProvider;
 import cryptobench.jvm.Types.KeyParts;
@@ -32,47 +33,31 @@ final class Steps {
     return Arrays.copyOf(out, n);
   }
 
-  static byte[] hex(JsonElement v, String where) throws SpecError {
+  /** A byte string from its hex (docs/protocol.md); Protocol.SPEC decodes every byte[] with it. */
+  static byte[] unhex(JsonElement v) {
     try {
       return HEX.parseHex(v.getAsString());
     } catch (RuntimeException e) {
-      throw new SpecError(where + ": not a hex string: " + v);
+      throw new JsonParseException("not a hex string: " + v);
     }
   }
 
-  static KeyParts key(JsonElement v, String where) throws SpecError {
-    if (!v.isJsonObject()) throw new SpecError(where + ": key parts are an object");
-    KeyParts out = new KeyParts();
-    for (Map.Entry<String, JsonElement> e : v.getAsJsonObject().entrySet())
-      out.put(e.getKey(), hex(e.getValue(), where));
-    return out;
-  }
-
-  /** A step's (or open's) parameters, hex; open's "public" is the test key's public parts. */
-  static Params params(JsonElement v, String where) throws SpecError {
-    Params p = new Params();
-    JsonObject m = v != null && v.isJsonObject() ? v.getAsJsonObject() : new JsonObject();
-    if (m.has("key")) p.key = hex(m.get("key"), where + ".key");
-    if (m.has("iv")) p.iv = hex(m.get("iv"), where + ".iv");
-    if (m.has("aad")) p.aad = hex(m.get("aad"), where + ".aad");
-    if (m.has("salt")) p.salt = hex(m.get("salt"), where + ".salt");
-    if (m.has("info")) p.info = hex(m.get("info"), where + ".info");
-    if (m.has("secret")) p.secret = hex(m.get("secret"), where + ".secret");
-    if (m.has("ad")) p.ad = hex(m.get("ad"), where + ".ad");
-    if (m.has("signature")) p.signature = hex(m.get("signature"), where + ".signature");
-    if (m.has("keypair")) p.keypair = key(m.get("keypair"), where + ".keypair");
-    if (m.has("peer")) p.peer = key(m.get("peer"), where + ".peer");
-    if (m.has("public")) p.publicKey = key(m.get("public"), where + ".public");
-    if (m.has("randomness")) p.randomness = hex(m.get("randomness"), where + ".randomness");
+  static byte[] hex(JsonElement v, String where) throws SpecError {
     try {
-      if (m.has("out_len")) p.outLen = m.get("out_len").getAsInt();
-      if (m.has("cost"))
-        for (Map.Entry<String, JsonElement> e : m.getAsJsonObject("cost").entrySet())
-          p.cost.put(e.getKey(), e.getValue().getAsLong());
-    } catch (RuntimeException e) {
-      throw new SpecError(where + ": out_len and cost are integers");
+      return unhex(v);
+    } catch (JsonParseException e) {
+      throw new SpecError(where + ": " + e.getMessage());
     }
-    return p;
+  }
+
+  /** A step's (or open's) parameters, byte strings in hex; open's "public" is the test key's public parts. */
+  static Params params(JsonElement v, String where) throws SpecError {
+    try {
+      Params p = Protocol.SPEC.fromJson(v, Params.class);
+      return p != null ? p : new Params();
+    } catch (RuntimeException e) {
+      throw new SpecError(where + ": " + e.getMessage());
+    }
   }
 
   static JsonObject failure(Throwable e) {
@@ -91,10 +76,11 @@ final class Steps {
         "len", b.length, "sha256", HEX.formatHex(sum), "head", HEX.formatHex(b, 0, Math.min(16, b.length)));
   }
 
-  static JsonObject encode(KeyParts key) {
+  /** A key's parts, hex (docs/protocol.md, "Keys"). */
+  static JsonObject hexParts(KeyParts key) {
     JsonObject k = new JsonObject();
     for (Map.Entry<String, byte[]> e : key.entrySet()) k.addProperty(e.getKey(), HEX.formatHex(e.getValue()));
-    return Protocol.obj("key", k);
+    return k;
   }
 
   /** Runs the steps on {@code p}, {@code alg} unless a step names another; one result each. */
@@ -131,7 +117,7 @@ final class Steps {
         byte[] data = whole ? input : hex(v, where);
         try {
           if (op.equals("keygen"))
-            runs.add(encode(seed != null ? p.keyFromSeed(name, seed) : p.generateKey(name)));
+            runs.add(Protocol.obj("key", hexParts(seed != null ? p.keyFromSeed(name, seed) : p.generateKey(name))));
           else {
             byte[] out = runOnce(prepared, data, Types.findAlgorithm(name).outputRoom());
             runs.add(digest ? digest(out) : Protocol.obj("out", HEX.formatHex(out)));

@@ -1,14 +1,13 @@
 package cryptobench.jvm;
 
-import com.google.gson.JsonObject;
+import com.google.gson.JsonElement;
 import com.google.gson.JsonParser;
+import com.google.gson.reflect.TypeToken;
 import cryptobench.jvm.Types.AlgorithmInfo;
 import cryptobench.jvm.Types.KeyParts;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Map;
 
 /**
@@ -33,22 +32,12 @@ final class TestKeys {
   static KeyParts get(String name) throws Exception {
     if (keys == null) {
       Path path = Path.of(dir(), "keys.json");
-      Map<String, KeyParts> all = new HashMap<>();
       try {
-        JsonObject doc =
-            JsonParser.parseString(Files.readString(path, StandardCharsets.UTF_8))
-                .getAsJsonObject()
-                .getAsJsonObject("keys");
-        for (String k : doc.keySet()) {
-          KeyParts parts = new KeyParts();
-          JsonObject m = doc.getAsJsonObject(k);
-          for (String part : m.keySet()) parts.put(part, HexFormat.of().parseHex(m.get(part).getAsString()));
-          all.put(k, parts);
-        }
+        JsonElement doc = JsonParser.parseString(Files.readString(path, StandardCharsets.UTF_8));
+        keys = Protocol.SPEC.fromJson(doc.getAsJsonObject().get("keys"), new TypeToken<Map<String, KeyParts>>() {});
       } catch (Exception e) {
         throw new Types.Failed("cannot read the test keys " + path + ": " + Types.message(e));
       }
-      keys = all;
     }
     KeyParts k = keys.get(name);
     if (k == null) throw new Types.Failed("no test key " + name + " in " + dir() + "/keys.json");

@@ -4,6 +4,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import com.google.gson.annotations.SerializedName;
 import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +29,7 @@ final class Types {
     transient JsonObject raw;
     String name, kind, family, keyType = "", digest = "";
     List<String> operations = List.of();
-    int keyBytes, ivBytes, blockBytes, minSize, tagBytes, outputBytes, publicKeyBytes, ciphertextBytes;
+    int keyBytes, ivBytes, tagBytes, outputBytes, publicKeyBytes, ciphertextBytes;
 
     boolean hasOp(String op) {
       return operations.contains(op);
@@ -94,27 +95,18 @@ final class Types {
     }
   }
 
-  /** What one operation is prepared with (provider.hpp, Params). */
-  static final class Params implements Cloneable {
+  /** What one operation is prepared with (provider.hpp, Params): Protocol.SPEC decodes it. */
+  static final class Params {
     byte[] key = new byte[0], iv = new byte[0], aad = new byte[0];
     KeyParts keypair = new KeyParts(), peer = new KeyParts();
     /** open's params: the test key's public parts. */
+    @SerializedName("public")
     KeyParts publicKey = new KeyParts();
     byte[] signature = new byte[0], salt = new byte[0], info = new byte[0];
     byte[] secret = new byte[0], ad = new byte[0];
     int outLen;
     Map<String, Long> cost = new TreeMap<>();
     byte[] randomness; // a KEM encapsulation's m (the gate's known answers), or null
-
-    /** A shallow copy: the same arrays and key parts, fields of its own to replace. */
-    @Override
-    public Params clone() {
-      try {
-        return (Params) super.clone();
-      } catch (CloneNotSupportedException e) {
-        throw new AssertionError(e);
-      }
-    }
   }
 
   /**

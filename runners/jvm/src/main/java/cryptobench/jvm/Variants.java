@@ -35,10 +35,7 @@ final class Variants {
   static String check(String requested) {
     int feature = Runtime.version().feature();
     if (!requested.equals(current()))
-      return "variant "
-          + requested
-          + ": this JVM was started for '"
-          + current()
+      return "variant " + requested + ": this JVM was started for '" + current()
           + "'; start the runner through its wrapper (cryptobench-runner-jvm)";
     if (requested.equals("jdk25") && feature != 25)
       return "variant jdk25: this JVM is Java " + Runtime.version() + ", not 25";
@@ -48,15 +45,10 @@ final class Variants {
   static JsonArray json() {
     JsonArray out = new JsonArray();
     String jdk = System.getProperty("cryptobench.jdk", "java " + Runtime.version());
-    out.add(
-        Protocol.obj(
-            "name", "default", "description", "the JDK the runner was built with (" + jdk + ")",
-            "env", new JsonObject()));
-    if (jdk25Home() != null) // the wrapper picks the JVM: no environment switch
-      out.add(
-          Protocol.obj(
-              "name", "jdk25", "description", "the same providers on Java 25 (" + jdk25Home() + ")",
-              "env", new JsonObject()));
+    String[][] variants = {{"default", "the JDK the runner was built with (" + jdk + ")"},
+        {"jdk25", "the same providers on Java 25 (" + jdk25Home() + ")"}};
+    for (String[] v : variants) // the wrapper picks the JVM: no environment switch
+      if (known(v[0])) out.add(Protocol.obj("name", v[0], "description", v[1], "env", new JsonObject()));
     return out;
   }
 }
