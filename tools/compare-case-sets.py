@@ -5,9 +5,10 @@ Figures are not compared: a second run on a shared machine measures other times.
 
 usage: tools/compare-case-sets.py BEFORE.json AFTER.json [--list]
 
-Prints the counts, every case of BEFORE whose status changed or that is missing from AFTER, and
-the cases only AFTER has, grouped by algorithm (every case with --list). Exit status 0 when every
-case of BEFORE is in AFTER with the same status, 1 otherwise, 2 on bad input.
+Prints the counts (in all and per provider), every case of BEFORE whose status changed or that is
+missing from AFTER, and the cases only AFTER has, grouped by algorithm (every case with --list).
+Exit status 0 when every case of BEFORE is in AFTER with the same status, 1 otherwise, 2 on bad
+input.
 """
 
 import collections
@@ -35,6 +36,11 @@ def cases(path: str) -> dict[tuple, str]:
     return out
 
 
+def target(key: tuple) -> str:
+    """provider/variant of a case key."""
+    return f"{json.loads(key[0])}/{json.loads(key[1])}"
+
+
 def label(key: tuple) -> str:
     return " ".join(str(json.loads(k)) for k in key[:5])
 
@@ -49,6 +55,11 @@ def main(argv: list[str]) -> int:
         print(
             f"{name}: {len(doc)} cases, " + ", ".join(f"{n} {s}" for s, n in counts.most_common())
         )
+    print("per provider/variant: cases before -> after (of them not ok after)")
+    for name in sorted({target(k) for k in [*before, *after]}):
+        now = [k for k in after if target(k) == name]
+        was, bad = sum(1 for k in before if target(k) == name), sum(after[k] != "ok" for k in now)
+        print(f"  {name}: {was} -> {len(now)} ({bad})")
     changed = {k: (s, after[k]) for k, s in before.items() if k in after and after[k] != s}
     gone = sorted(k for k in before if k not in after)
     new = sorted(k for k in after if k not in before)
