@@ -1,5 +1,5 @@
-//! The `taint` request (docs/protocol.md), as native taint.cpp: the key (and a secret input) marked undefined for
-//! memcheck, the operation prepared, run and dropped between two client messages; taint.c makes the client requests.
+//! The `taint` request (docs/protocol.md), as native taint.cpp: one run with all defined, then the key (and a secret
+//! input) undefined for memcheck and the operation prepared, run and dropped between two client messages (taint.c).
 
 use crate::engine::{STATUS_FAILED, STATUS_OK, STATUS_UNSUPPORTED, resolve};
 use crate::{spec::*, steps, types::*};
@@ -17,27 +17,28 @@ pub fn taint_request(req: &Map<String, Value>) -> Result<Value, SpecError> {
     let input = req.get("input").and_then(Value::as_str).and_then(|s| hex::decode(s).ok());
     let mut input = input.ok_or_else(|| SpecError("input: must be a hex string".into()))?;
     let mut params = steps::params(req.get("params"), "params")?;
-    // Once with everything defined: one-time set-up (CPU detection, tables) is not the secret's doing.
+    let vg = unsafe { cb_on_valgrind() };
+    let mut reply = json!({"type": "taint", "id": spec.id, "status": STATUS_OK, "reason": "",
+                           "on_valgrind": vg > 0, "supported": vg >= 0});
     let warm = resolve(&mut spec).and_then(|(info, p)| Ok((info, p, p.prepare(info, &spec.operation, &params)?)));
     let status = |e: &Error| if matches!(e, Error::Unsupported(_)) { STATUS_UNSUPPORTED } else { STATUS_FAILED };
-    let (info, p, mut warm) = match warm {
-        Ok(x) => x,
-        Err(e) => return Ok(json!({"type": "taint", "id": spec.id, "status": status(&e), "reason": e.to_string()})),
-    };
+    let warm = warm.map_err(|e| (reply["status"], reply["reason"]) = (json!(status(&e)), json!(e.to_string())));
+    let Ok((info, p, mut warm)) = warm else { return Ok(reply) };
+    // Once with everything defined: one-time set-up (CPU detection, tables) is not the secret's doing.
     let mut out = vec![0u8; input.len() + output_room(info)];
-    let _ = warm.run(&mut Io::separate(&input, &mut out)); // a refusal is an outcome here, not a failure
+    let _ = warm.run(&mut Io::separate(&input, &mut out)); // a refusal is an outcome, not a failure
     let mark = |b: *mut u8, n: usize, defined: i32| unsafe { cb_mark(b.cast(), n, defined) };
     mark(params.key.as_mut_ptr(), params.key.len(), 0);
     mark(input.as_mut_ptr(), if req.get("secret_input") == Some(&json!(true)) { input.len() } else { 0 }, 0);
     let id = CString::new(spec.id.clone()).unwrap_or_default();
     unsafe { cb_boundary(c"begin".as_ptr(), id.as_ptr()) };
-    let mut result =
+    let mut got =
         p.prepare(info, &spec.operation, &params).and_then(|mut op| op.run(&mut Io::separate(&input, &mut out)));
-    mark((&raw mut result).cast(), size_of_val(&result), 1); // refused or not, and how long: the caller is told
-    let n = result.as_ref().map_or(0, |&n| n.min(out.len()));
+    // What the caller is given back is public: refused or not, the output and its length.
+    mark((&raw mut got).cast(), size_of_val(&got), 1);
+    let n = got.as_ref().map_or(0, |&n| n.min(out.len()));
     mark(out.as_mut_ptr(), n, 1);
-    let outcome = result.map_or_else(|e| json!({"error": e.to_string()}), |_| json!({"out": hex::encode(&out[..n])}));
+    reply["outcome"] = got.map_or_else(|e| json!({"error": e.to_string()}), |_| json!({"out": hex::encode(&out[..n])}));
     unsafe { cb_boundary(c"end".as_ptr(), id.as_ptr()) };
-    Ok(json!({"type": "taint", "id": spec.id, "status": STATUS_OK, "reason": "", "outcome": outcome,
-              "on_valgrind": unsafe { cb_on_valgrind() } > 0, "supported": unsafe { cb_on_valgrind() } >= 0}))
+    Ok(reply)
 }
