@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
-from runner_harness import capabilities, missing_part, runner_exe
+from protocol_schema import check
+from runner_harness import Served, capabilities, missing_part, runner_exe
 
 from cryptobench.scenarios.leaks import taint
 
@@ -83,6 +84,26 @@ def test_the_rust_runner_marks_the_key_and_rustcrypto_gcm_shows_only_its_verdict
     assert extra["uninitialised_not_secret"] == 0
     seen = {k: n for k, n in extra["suppressed"].items() if k.startswith("verdict:rustcrypto")}
     assert seen and all(1 <= n <= taint.VERDICT_USES for n in seen.values()), extra["suppressed"]
+
+
+def test_the_rust_runners_taint_reply_outside_valgrind_says_so_and_still_runs():
+    """Without valgrind the marks do nothing and the reply says so (the coordinator then refuses
+    to call anything clean); the operation still runs, and an operation the runner cannot prepare
+    is a status with the same fields (docs/protocol.schema.json; the harness checks each reply)."""
+    case = {"id": "encrypt", "provider": "rustcrypto", "operation": "encrypt", "size": 16}
+    case["algorithm"] = "aes-256-gcm"
+    request = {"cmd": "taint", "case": case, "input": "00" * 16, "secret_input": True}
+    with Served(runner_exe("cryptobench-runner-rust")) as served:
+        # GCM's test case 14 (zero key, IV and block): its ciphertext and tag.
+        reply = served.send(
+            check({**request, "params": {"key": "00" * 32, "iv": "00" * 12}}, "request")
+        )
+        assert (reply["status"], reply["supported"], reply["on_valgrind"]) == ("ok", True, False)
+        assert reply["outcome"] == {
+            "out": "cea7403d4d606b6e074ec5d3baf39d18d0d1c8a799996bf0265b98b5d48ab919"
+        }
+        short_key = served.send({**request, "params": {"key": "00" * 5, "iv": "00" * 12}})
+        assert short_key["status"] == "failed" and "outcome" not in short_key, short_key
 
 
 def test_taint_refuses_a_non_aead_algorithm_in_one_line(native_runner, valgrind):
