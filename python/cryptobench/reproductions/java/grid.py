@@ -1,13 +1,14 @@
 """Measuring the paper 001's grid: one core run (stored like any other) over the Java providers
-and the native comparison, and the key-setup cases the JVM runner measures on its own."""
+and the native comparison, and the key-setup cases the JVM runner measures on its own (stored
+with the run as figures, so the run alone holds what the reproduction shows)."""
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
-from cryptobench import lifecycle, plan, runner, store
+from cryptobench import lifecycle, plan, runner, stats, store
 from cryptobench.capabilities import Capabilities
 from cryptobench.errors import Interrupted
+from cryptobench.figures import Figure, failed
 from cryptobench.progress import ProgressBar
 from cryptobench.reproductions.java import model
 from cryptobench.runner.process import RunnerFailure, ServeProcess
@@ -29,11 +30,20 @@ class Grid:
     absent: dict[str, str] = field(default_factory=dict)  # provider -> why
 
 
+KEY_SETUP = "key setup"  # the figures' part and metric
+
+
+def wanted() -> list[str]:
+    """The providers the grid asks for: the Java ones, the native comparison, the native twins."""
+    names = [*model.JAVA_PROVIDERS, model.NATIVE, *(n for n, _ in model.SAME_LIBRARY.values())]
+    return list(dict.fromkeys(names))
+
+
 def choose(caps: Capabilities, quick: bool) -> Grid:
-    wanted = [*model.JAVA_PROVIDERS, model.NATIVE, *(n for n, _ in model.SAME_LIBRARY.values())]
-    present = [p for p in wanted if p in caps.providers]
+    wanted_here = wanted()
+    present = [p for p in wanted_here if p in caps.providers]
     why = "; ".join(f"{r}: {w}" for r, w in caps.absent.items()) or "not built here"
-    absent = {p: why for p in wanted if p not in caps.providers}
+    absent = {p: why for p in wanted_here if p not in caps.providers}
     if quick:
         return Grid(present, model.QUICK_SIZES, model.QUICK_SYMMETRIC, model.QUICK_HASHES,
                     model.QUICK_MACS, model.QUICK_SIGNATURES, model.QUICK_PK_ENCRYPTION, [],
@@ -99,10 +109,11 @@ def run_grid(target: Target, g: Grid, quick: bool) -> int:
     return run_id
 
 
-def key_setup(g: Grid, caps: Capabilities) -> dict[tuple[str, str], dict[str, Any]]:
-    """(provider, algorithm) -> the JVM runner's result of its key-setup case (docs/protocol.md,
-    `key_setup`), one serve process per provider, as the coordinator runs one."""
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+def key_setup(g: Grid, caps: Capabilities) -> list[Figure]:
+    """The JVM runner's key-setup cases (docs/protocol.md, `key_setup`), one serve process per
+    provider, as the coordinator runs one: a figure per (provider, algorithm), ns per key
+    setup; one that could not be measured is failed with the runner's status and reason."""
+    out: list[Figure] = []
     paths = runner.runner_paths(caps)
     for provider in g.providers:
         if provider not in model.JAVA_PROVIDERS or provider not in paths:
@@ -117,14 +128,28 @@ def key_setup(g: Grid, caps: Capabilities) -> dict[tuple[str, str], dict[str, An
                 case = {"id": f"{provider}-{alg}", "provider": provider, "algorithm": alg,
                         "operation": "encrypt", "size": 0, "key_setup": True,
                         "target_sample_ms": 2, "warmup_ms": 20}  # fmt: skip
+                key = {"part": KEY_SETUP, "provider": provider, "algorithm": alg}
                 opened = serve.request({"cmd": "open", "case": case}, "opening a key setup")
                 if opened.get("status") != "ok":
-                    out[(provider, alg)] = opened
+                    out.append(setup_figure(key, opened))
                     continue
                 serve.request({"cmd": "sample", "id": case["id"], "count": g.samples}, "sampling")
-                out[(provider, alg)] = serve.request({"cmd": "close", "id": case["id"]}, "closing")
+                out.append(setup_figure(key, serve.request({"cmd": "close", "id": case["id"]},
+                                                           "closing")))  # fmt: skip
         except RunnerFailure as e:
-            out[(provider, "*")] = {"status": "failed", "reason": str(e)}
+            key = {"part": KEY_SETUP, "provider": provider, "algorithm": "*"}
+            out.append(failed(key, KEY_SETUP, "ns", str(e), status="failed"))
         finally:
             serve.stop()
     return out
+
+
+def setup_figure(key: dict, result: dict) -> Figure:
+    """A key-setup case's reply as a figure: ns per setup of each sample, or failed with the
+    runner's status and reason."""
+    samples = [(x["iterations"], x["ns"], x["ticks"]) for x in result.get("samples", [])]
+    per_setup = stats.per_op(samples) if samples else []
+    if result.get("status") == "ok" and len(per_setup):
+        return Figure(key, KEY_SETUP, "ns", tuple(per_setup), better="lower")
+    status = result.get("status", "?")
+    return failed(key, KEY_SETUP, "ns", result.get("reason", ""), status=status)
