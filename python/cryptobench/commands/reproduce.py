@@ -135,8 +135,8 @@ def measured(args: argparse.Namespace, numbers: list[str]) -> tuple[list[Reprodu
 def from_stored_runs(args: argparse.Namespace, numbers: list[str]) -> list[Reproduction]:
     """Each paper from its stored run; every run is chosen (and every mistake reported) before
     anything is rendered."""
-    db = store.Store.open(args.db, create=False)
     runs = stored.parse_runs(args.run, numbers)
+    db = store.Store.open(args.db, create=False)
     named_papers = set(papers.parse([p for p in args.papers if p != "all"]))
     done = []
     for choice in stored.choose(db, numbers, named_papers, runs, args.quick):
