@@ -21,9 +21,14 @@ def test_reproduce_000_quick_checks_the_thesis_claims(tmp_path, capsys, monkeypa
     from cryptobench import runner
     from cryptobench.store import Store
 
-    # this machine's calibrated noise, which the run keeps (see the_same_from_the_store)
+    # this machine's calibrated noise (of two stand-in A/A runs), which the run keeps (see
+    # the_same_from_the_store): runs 1 and 2, so the paper's run is run 3
     machine = runner.list_capabilities(runner.find_runner()).machine
-    Store.open(tmp_path / "r.db").add_calibration(machine, 1, 1, 0.42, {})
+    db = Store.open(tmp_path / "r.db")
+    versions = {"cryptobench": "0", "runner": "r", "runner_version": "0", "runner_path": ""}
+    a, b = (db.create_run(suite="calibrate", settings={}, argv=[], versions=versions,
+                          machine=machine, libraries=[], cases=[]) for _ in "ab")  # fmt: skip
+    db.add_calibration(machine, a, b, 0.42, {})
     report = tmp_path / "rep.html"
     status = cli.main(["reproduce", "000", "--quick", "--db", str(tmp_path / "r.db"),
                        "--report", str(report)])  # fmt: skip
@@ -54,42 +59,38 @@ def claims_of(out: str, paper: str) -> list[str]:
 
 
 def the_same_from_the_store(tmp_path, capsys, live_out: str) -> None:
-    """`--stored` renders the live run's claims and verdicts again without measuring: from
-    this store, from the one it was pushed to (where no calibration is stored: the run keeps
-    the noise threshold it was judged by), and as one paper of `all`, the others not run."""
+    """`--stored` renders the live run's claims and verdicts again without measuring, from the
+    store the run was pushed to (where no calibration is stored: the run keeps the noise
+    threshold it was judged by), as one paper of `all`, the others not run. (One rendering:
+    each draws the section's plots, a few seconds.)"""
+    from cryptobench.reproductions import stored
     from cryptobench.scenarios import evidence
     from cryptobench.store import Store
 
     db = str(tmp_path / "r.db")
     live = claims_of(live_out, "000")
     assert len([x for x in live if x.startswith("* ")]) == 5 + 1  # the thesis's, and ours
-    kept = Store.open(db).run(1).settings["reproduce"]
+    kept = Store.open(db).run(3).settings["reproduce"]
     assert kept["load_average"]["readings"] >= 2 and kept["noise"]["threshold"] == 0.42
-    assert "from run 1 (reproduce 000 --quick)" in live_out
-
-    again = tmp_path / "again.html"
-    argv = ["reproduce", "000", "--quick", "--stored", "--db", db, "--report", str(again)]
-    assert cli.main(argv) == 0
-    out = capsys.readouterr().out
-    assert claims_of(out, "000") == live
-    assert "from run 1 (reproduce 000 --quick)" in out and "load average " in out
-    html = again.read_text()
-    assert "From run 1 (reproduce 000 --quick)" in html and "Rendered from runs already" in html
+    assert "from run 3 (reproduce 000 --quick)" in live_out and "load average " in live_out
+    assert stored.latest(Store.open(db), "000", quick=True) == stored.Choice("000", 3, True)
+    assert stored.named(Store.open(db), "000", "3") == stored.Choice("000", 3, True)
 
     team = tmp_path / "team.db"
-    assert cli.main(["push", "1", "--db", db, "--to", str(team)]) == 0
+    assert cli.main(["push", "3", "--db", db, "--to", str(team)]) == 0
     assert evidence.of_run(team, 1)[2].threshold == 0.42  # no calibration there: the kept one
     report = tmp_path / "all.html"
-    argv = ["reproduce", "all", "--stored", "--run", "000=1", "--db", str(team), "--report",
-            str(report)]  # fmt: skip
+    argv = ["reproduce", "all", "--quick", "--stored", "--db", str(team), "--report", str(report)]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert claims_of(out, "000") == live
-    assert "not reproduced here: not run: no complete full run of paper 002" in out
+    assert "from run 1 (reproduce 000 --quick)" in out
+    assert "not reproduced here: not run: no complete --quick run of paper 002" in out
     assert "undecided of the papers' 26 claims" in out  # the five papers, openssl3 not run
     html = report.read_text()
     assert all(f'id="paper-{p}"' in html for p in ("000", "001", "002", "003", "004"))
     assert 'id="paper-openssl3"' not in html
+    assert "From run 1 (reproduce 000 --quick)" in html and "Rendered from runs already" in html
 
 
 def test_a_paper_nothing_repeats_says_so(tmp_path, capsys, monkeypatch):
