@@ -4,6 +4,7 @@ the Java ÷ native ratios, on cases with known figures."""
 from types import SimpleNamespace
 
 import pytest
+from test_reproduce import claims_of
 
 from cryptobench import cli
 from cryptobench.reproductions import CORE
@@ -94,3 +95,10 @@ def test_reproduce_001_measures_the_java_providers_beside_openssl(
     assert "criterion:" in out
     assert "key setup ns" in out
     assert 'id="paper-001"' in report.read_text()
+    # the same from the stored run, the key setups included (stored with it as figures)
+    args = ["reproduce", "001", "--quick", "--stored", "--db", str(tmp_path / "r.db")]
+    assert cli.main(args) == 0
+    again = capsys.readouterr().out
+    assert claims_of(again, "001") == claims_of(out, "001") != []
+    setups = out.split("Key setup (a new key object", 1)[1].split("\n\n", 1)[0]
+    assert "aes-128-cbc" in setups and setups in again
