@@ -4,8 +4,9 @@ with the run as figures, so the run alone holds what the reproduction shows)."""
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
-from cryptobench import lifecycle, plan, runner, stats, store
+from cryptobench import gate, lifecycle, plan, runner, stats, store
 from cryptobench.capabilities import Capabilities
 from cryptobench.errors import Interrupted
 from cryptobench.figures import Figure, failed
@@ -115,6 +116,8 @@ def key_setup(g: Grid, caps: Capabilities) -> list[Figure]:
     setup; one that could not be measured is failed with the runner's status and reason."""
     out: list[Figure] = []
     paths = runner.runner_paths(caps)
+    catalogue = {a["name"]: a for a in caps.raw.get("algorithms", [])}
+    vectors = gate.Vectors()
     for provider in g.providers:
         if provider not in model.JAVA_PROVIDERS or provider not in paths:
             continue
@@ -129,7 +132,18 @@ def key_setup(g: Grid, caps: Capabilities) -> list[Figure]:
                         "operation": "encrypt", "size": 0, "key_setup": True,
                         "target_sample_ms": 2, "warmup_ms": 20}  # fmt: skip
                 key = {"part": KEY_SETUP, "provider": provider, "algorithm": alg}
-                opened = serve.request({"cmd": "open", "case": case}, "opening a key setup")
+                request: dict[str, Any] = {"cmd": "open", "case": case}
+                if gate.gated_by_coordinator(serve.hello):
+                    # As the core run's cases: the coordinator's gate first, then the case's
+                    # parameters (its key) go with `open`.
+                    send = _steps_sender(serve, case)
+                    gated = gate.gate_case(send, catalogue[alg], case, vectors, set(offered))
+                    if gated.status != "ok":
+                        result = {"status": gated.status, "reason": gated.reason}
+                        out.append(setup_figure(key, result))
+                        continue
+                    request["params"] = gated.params.to_json()
+                opened = serve.request(request, "opening a key setup")
                 if opened.get("status") != "ok":
                     out.append(setup_figure(key, opened))
                     continue
@@ -153,3 +167,17 @@ def setup_figure(key: dict, result: dict) -> Figure:
         return Figure(key, KEY_SETUP, "ns", tuple(per_setup), better="lower")
     status = result.get("status", "?")
     return failed(key, KEY_SETUP, "ns", result.get("reason", ""), status=status)
+
+
+def _steps_sender(serve: ServeProcess, case: dict[str, Any]):
+    """The gate's `steps` requests for `case` through `serve`. Raises RunnerFailure."""
+
+    def send(steps: list[dict[str, Any]]) -> dict[str, Any]:
+        reply = serve.request({"cmd": "steps", "case": case, "steps": steps}, "gating a key setup")
+        if reply.get("type") != "steps" or reply.get("id") != case["id"]:
+            raise RunnerFailure(
+                "protocol", f"runner answered the key setup's gate with {reply.get('type')!r}"
+            )
+        return reply
+
+    return send
