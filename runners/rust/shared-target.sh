@@ -20,7 +20,9 @@ target_lock() {
 # target_claim CARGO DIR PACKAGE: makes DIR's artifacts of PACKAGE (the crate in the current
 # directory) this checkout's. When another checkout built them last (DIR/.checkout-of-PACKAGE
 # names it; an unnamed one may be anyone's), `cargo clean -p` removes them, so that the next
-# cargo command builds them from this checkout's sources. Call it with target_lock held.
+# cargo command builds them from this checkout's sources. A target directory without a release
+# build yet has nothing to remove (and `cargo clean -p` would need crates.io's index there
+# first). Call it with target_lock held.
 target_claim() {
   local cargo=$1 dir=$2 pkg=$3 src out
   local stamp=$dir/.checkout-of-$pkg
@@ -29,9 +31,11 @@ target_claim() {
   if [ -e "$stamp" ]; then
     echo "rust build: $dir holds $pkg as built from $(cat "$stamp"); building it from $src" >&2
   fi
-  out=$(CARGO_TARGET_DIR="$dir" "$cargo" clean --release --locked -p "$pkg" 2>&1) || {
-    echo "rust build: cargo clean -p $pkg in $dir failed: $(echo "$out" | tail -2 | tr '\n' ' ')" >&2
-    return 1
-  }
+  if [ -d "$dir/release" ]; then
+    out=$(CARGO_TARGET_DIR="$dir" "$cargo" clean --release --locked -p "$pkg" 2>&1) || {
+      echo "rust build: cargo clean -p $pkg in $dir failed: $(echo "$out" | tail -2 | tr '\n' ' ')" >&2
+      return 1
+    }
+  fi
   echo "$src" >"$stamp"
 }
