@@ -93,4 +93,9 @@ def test_reproduce_001_measures_the_java_providers_beside_openssl(
     assert "Calling a native library through JCA" in out  # ours, listed apart
     assert "criterion:" in out
     assert "key setup ns" in out
+    # Each JVM provider's key setup is gated and timed: a number of ns, not a refusal.
+    setups = out[out.index("key setup ns") :].splitlines()
+    for provider in ("sunjce", "bouncycastle", "accp"):
+        row = next(line.split() for line in setups if line.startswith(provider + " "))
+        assert row[1] == "aes-128-cbc" and row[2].isdigit(), row
     assert 'id="paper-001"' in report.read_text()

@@ -5,7 +5,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from cryptobench import lifecycle, plan, runner, store
+from cryptobench import gate, lifecycle, plan, runner, store
 from cryptobench.capabilities import Capabilities
 from cryptobench.errors import Interrupted
 from cryptobench.progress import ProgressBar
@@ -104,6 +104,8 @@ def key_setup(g: Grid, caps: Capabilities) -> dict[tuple[str, str], dict[str, An
     `key_setup`), one serve process per provider, as the coordinator runs one."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
     paths = runner.runner_paths(caps)
+    catalogue = {a["name"]: a for a in caps.raw.get("algorithms", [])}
+    vectors = gate.Vectors()
     for provider in g.providers:
         if provider not in model.JAVA_PROVIDERS or provider not in paths:
             continue
@@ -117,7 +119,17 @@ def key_setup(g: Grid, caps: Capabilities) -> dict[tuple[str, str], dict[str, An
                 case = {"id": f"{provider}-{alg}", "provider": provider, "algorithm": alg,
                         "operation": "encrypt", "size": 0, "key_setup": True,
                         "target_sample_ms": 2, "warmup_ms": 20}  # fmt: skip
-                opened = serve.request({"cmd": "open", "case": case}, "opening a key setup")
+                request: dict[str, Any] = {"cmd": "open", "case": case}
+                if gate.gated_by_coordinator(serve.hello):
+                    # As the core run's cases: the coordinator's gate first, then the case's
+                    # parameters (its key) go with `open`.
+                    send = _steps_sender(serve, case)
+                    gated = gate.gate_case(send, catalogue[alg], case, vectors, set(offered))
+                    if gated.status != "ok":
+                        out[(provider, alg)] = {"status": gated.status, "reason": gated.reason}
+                        continue
+                    request["params"] = gated.params.to_json()
+                opened = serve.request(request, "opening a key setup")
                 if opened.get("status") != "ok":
                     out[(provider, alg)] = opened
                     continue
@@ -128,3 +140,17 @@ def key_setup(g: Grid, caps: Capabilities) -> dict[tuple[str, str], dict[str, An
         finally:
             serve.stop()
     return out
+
+
+def _steps_sender(serve: ServeProcess, case: dict[str, Any]):
+    """The gate's `steps` requests for `case` through `serve`. Raises RunnerFailure."""
+
+    def send(steps: list[dict[str, Any]]) -> dict[str, Any]:
+        reply = serve.request({"cmd": "steps", "case": case, "steps": steps}, "gating a key setup")
+        if reply.get("type") != "steps" or reply.get("id") != case["id"]:
+            raise RunnerFailure(
+                "protocol", f"runner answered the key setup's gate with {reply.get('type')!r}"
+            )
+        return reply
+
+    return send
