@@ -1,7 +1,8 @@
 """`cryptobench leaks --method taint` (docs/leaks.md): under valgrind's memcheck, with the key
 marked secret, the deliberately leaky test provider's early-exit tag comparison is reported with
 its frame, and OpenSSL's accelerated AES-GCM (only its public accept/reject branch, a reviewed
-suppression) is taint-clean; the run is stored and shown like every run."""
+suppression) is taint-clean; the run is stored and shown like every run. The Rust runner answers
+`taint` too: its key's taint reaches RustCrypto's tag check."""
 
 import json
 import shutil
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
-from runner_harness import missing_part
+from protocol_schema import check
+from runner_harness import Served, capabilities, missing_part, runner_exe
 
 from cryptobench.scenarios.leaks import taint
 
@@ -57,6 +59,51 @@ def test_taint_finds_the_leaky_comparison_and_not_a_constant_time_gcm(
     shown = run_cli("show", "1", "--db", str(db))
     assert shown.returncode == 0 and "LeakyTagOp::run" in shown.stdout
     assert "taint-clean" in (tmp_path / "r.html").read_text()
+
+
+def test_the_rust_runner_marks_the_key_and_rustcrypto_gcm_shows_only_its_verdict_branch(valgrind):
+    """The Rust runner under memcheck, through the same requests as the native one. No Rust AEAD
+    has a known secret-dependent site (RustCrypto's AES is AES-NI or fixsliced, its POLYVAL CLMUL
+    or constant-time soft code), so the native fault/leaky stays the positive control for a site
+    being reported; what shows that the marking works here is the verdict branch: memcheck reports
+    a branch only on an undefined value, and the only one is the key, through AES and GHASH to
+    the tag check."""
+    exe = runner_exe("cryptobench-runner-rust")
+    [info] = [a for a in capabilities(exe)["algorithms"] if a["name"] == "aes-256-gcm"]
+    cell = taint.Cell(taint.Slot("rustcrypto", "default", exe, {}), "aes-256-gcm")
+    taint.run_cell(cell, info, seed=1)
+    figure = taint.figure(cell)
+    assert figure.status == "ok", figure.reason
+    extra = figure.extra
+    assert extra["operations"] == {
+        "encrypt": "ok",
+        "decrypt-valid": "ok",
+        "decrypt-tag-last": "refused",
+    }
+    assert extra["verdict"] == "taint-clean" and figure.values == (0.0,), extra["groups"]
+    assert extra["uninitialised_not_secret"] == 0
+    seen = {k: n for k, n in extra["suppressed"].items() if k.startswith("verdict:rustcrypto")}
+    assert seen and all(1 <= n <= taint.VERDICT_USES for n in seen.values()), extra["suppressed"]
+
+
+def test_the_rust_runners_taint_reply_outside_valgrind_says_so_and_still_runs():
+    """Without valgrind the marks do nothing and the reply says so (the coordinator then refuses
+    to call anything clean); the operation still runs, and an operation the runner cannot prepare
+    is a status with the same fields (docs/protocol.schema.json; the harness checks each reply)."""
+    case = {"id": "encrypt", "provider": "rustcrypto", "operation": "encrypt", "size": 16}
+    case["algorithm"] = "aes-256-gcm"
+    request = {"cmd": "taint", "case": case, "input": "00" * 16, "secret_input": True}
+    with Served(runner_exe("cryptobench-runner-rust")) as served:
+        # GCM's test case 14 (zero key, IV and block): its ciphertext and tag.
+        reply = served.send(
+            check({**request, "params": {"key": "00" * 32, "iv": "00" * 12}}, "request")
+        )
+        assert (reply["status"], reply["supported"], reply["on_valgrind"]) == ("ok", True, False)
+        assert reply["outcome"] == {
+            "out": "cea7403d4d606b6e074ec5d3baf39d18d0d1c8a799996bf0265b98b5d48ab919"
+        }
+        short_key = served.send({**request, "params": {"key": "00" * 5, "iv": "00" * 12}})
+        assert short_key["status"] == "failed" and "outcome" not in short_key, short_key
 
 
 def test_taint_refuses_a_non_aead_algorithm_in_one_line(native_runner, valgrind):

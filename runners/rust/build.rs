@@ -1,5 +1,5 @@
 // Records what the binary was built with: rustc's version, the target, its CPU features, the
-// profile and the versions of the crates in Cargo.lock.
+// profile and the versions of the crates in Cargo.lock; compiles src/taint.c.
 use std::process::Command;
 
 fn main() {
@@ -32,6 +32,11 @@ fn main() {
     }
     println!("cargo:rustc-env=CB_LOCKED={}", versions.join(","));
     println!("cargo::rustc-check-cfg=cfg(cryptobench_soft)");
+    // memcheck's client requests for the `taint` request (src/taint.rs); src/taint.c compiles them
+    // in when valgrind/memcheck.h is there. A header that appears later (make apt-leaks) reruns this.
+    cc::Build::new().file("src/taint.c").compile("cryptobench_taint");
+    println!("cargo:rerun-if-changed=src/taint.c");
+    println!("cargo:rerun-if-changed=/usr/include/valgrind/memcheck.h");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-env-changed=RUSTFLAGS");

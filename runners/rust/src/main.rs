@@ -14,6 +14,7 @@ mod providers;
 mod rss;
 mod spec;
 mod steps;
+mod taint;
 mod types;
 mod variants;
 

@@ -16,7 +16,7 @@ pub const RUNNER_NAME: &str = "cryptobench-runner-rust";
 pub const RUNNER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// This runner is gated by the coordinator (docs/protocol.md, "Who gates").
 pub const GATE: &str = "coordinator";
-const COMMANDS: &str = "open, sample, close, steps, leak, quit";
+const COMMANDS: &str = "open, sample, close, steps, leak, taint, quit";
 
 /// Writes one message as one line.
 pub fn emit(w: &mut impl Write, m: &Value) {
@@ -100,6 +100,7 @@ fn serve_one(cmd: &str, req: &Map<String, Value>, open: &mut HashMap<String, Ope
         }
         "steps" => return steps_request(req),
         "leak" => return crate::leak::leak_request(req),
+        "taint" => return crate::taint::taint_request(req),
         "sample" | "close" => {}
         _ => {
             return Err(SpecError(format!("cmd: unknown command '{cmd}' ({COMMANDS})")));

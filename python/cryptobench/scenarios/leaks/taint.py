@@ -49,6 +49,9 @@ def valgrind_args(xml_file: Path) -> list[str]:
         "--leak-check=no",
         "--error-limit=no",
         "--num-callers=24",
+        # The Rust runner re-executes its build with RustCrypto's portable backends for the
+        # variant rustcrypto/soft (runners/rust/src/variants.rs): memcheck follows it there.
+        "--trace-children=yes",
         "--gen-suppressions=all",
         f"--suppressions={SUPPRESSIONS}",
     ]
@@ -215,7 +218,8 @@ def _request(proc: ServeProcess, cell: Cell, op: str, data: bytes, secret: bool,
     if not reply.get("supported"):
         raise RunnerFailure(
             "protocol",
-            "the runner was built without valgrind/memcheck.h: `make apt-leaks native`",
+            f"{Path(cell.slot.exe).name} was built without valgrind/memcheck.h: `make apt-leaks`, "
+            "then rebuild it (`make native` or `make runner-rust`)",
         )
     if not reply.get("on_valgrind"):
         raise RunnerFailure("protocol", "the runner did not run under valgrind")

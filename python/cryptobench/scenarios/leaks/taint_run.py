@@ -8,17 +8,17 @@ from typing import Any
 from cryptobench.errors import UserError
 from cryptobench.scenarios.base import Started, Target, comma_list, run_figure_scenario
 
-# The runners whose processes memcheck can follow: the native runner (C and C++ libraries).
-# Go's runtime and the JVM do not run under memcheck; the Rust runner does not answer `taint`
-# yet (docs/leaks.md, "Not done yet").
-TAINT_RUNNERS = ("cryptobench-native",)
+# The runners whose processes memcheck can follow and that answer `taint`: the native runner (C
+# and C++ libraries) and the Rust runner (ring, aws-lc-rs, RustCrypto). Go's runtime and the JVM
+# do not run under memcheck.
+TAINT_RUNNERS = ("cryptobench-native", "cryptobench-runner-rust")
 DEFAULT_ALGORITHMS = ("aes-256-gcm",)
 # Checked by default beside each provider's default: its software path.
 SOFT_VARIANT = "soft"
 NOT_BY_DEFAULT = ("null", "fault")
 
 
-def _native(caps: Any, provider: str) -> bool:
+def _checkable(caps: Any, provider: str) -> bool:
     exe = Path(caps.runner_of.get(provider, caps.runner)).name
     return exe in TAINT_RUNNERS
 
@@ -39,15 +39,17 @@ def plan(options: Any, caps: Any) -> dict[str, Any]:
         name, _, variant = entry.partition("/")
         if name not in caps.providers:
             raise UserError(f"-p: unknown provider {name!r} (known: {', '.join(caps.providers)})")
-        if not _native(caps, name):
-            raise UserError(f"-p {name}: --method taint runs the native runner's providers only")
+        if not _checkable(caps, name):
+            raise UserError(
+                f"-p {name}: --method taint runs the native and Rust runners' providers only"
+            )
         variant = variant or "default"
         if variant not in caps.providers[name].variant_names():
             raise UserError(f"-p {entry}: {name} has no variant {variant!r}")
         slots.append((name, variant))
     if not options.providers:
         for p, info in caps.providers.items():
-            if p in NOT_BY_DEFAULT or not _native(caps, p):
+            if p in NOT_BY_DEFAULT or not _checkable(caps, p):
                 continue
             if any(info.offers(a, "decrypt") for a in algorithms):
                 slots.append((p, "default"))
