@@ -26,14 +26,13 @@ pub fn taint_request(req: &Map<String, Value>) -> Result<Value, SpecError> {
     let Ok((info, p, mut warm)) = warm else { return Ok(reply) };
     // Once with everything defined: one-time set-up (CPU detection, tables) is not the secret's doing.
     let mut out = vec![0u8; input.len() + output_room(info)];
-    let _ = warm.run(&mut Io::separate(&input, &mut out)); // a refusal is an outcome, not a failure
+    let _ = warm(&mut Io::separate(&input, &mut out)); // a refusal is an outcome, not a failure
     let mark = |b: *mut u8, n: usize, defined: i32| unsafe { cb_mark(b.cast(), n, defined) };
     mark(params.key.as_mut_ptr(), params.key.len(), 0);
     mark(input.as_mut_ptr(), if req.get("secret_input") == Some(&json!(true)) { input.len() } else { 0 }, 0);
     let id = CString::new(spec.id.clone()).unwrap_or_default();
     unsafe { cb_boundary(c"begin".as_ptr(), id.as_ptr()) };
-    let mut got =
-        p.prepare(info, &spec.operation, &params).and_then(|mut op| op.run(&mut Io::separate(&input, &mut out)));
+    let mut got = p.prepare(info, &spec.operation, &params).and_then(|mut op| op(&mut Io::separate(&input, &mut out)));
     // What the caller is given back is public: refused or not, the output and its length.
     mark((&raw mut got).cast(), size_of_val(&got), 1);
     let n = got.as_ref().map_or(0, |&n| n.min(out.len()));
