@@ -718,7 +718,10 @@ ssize_t queue_pull(gnutls_transport_ptr_t ptr, void* data, size_t len) {
   const size_t n = std::min(len, q.pending());
   std::memcpy(data, q.data.data() + q.read, n);
   q.read += n;
-  if (q.read == q.data.size()) q.data.clear(), q.read = 0;
+  if (q.read == q.data.size()) {
+    q.data.clear();
+    q.read = 0;
+  }
   return static_cast<ssize_t>(n);
 }
 
@@ -813,7 +816,7 @@ class TlsHandshakeOp : public HandshakeOperation {
   }
 
   // A session on `cred`, its transport the two queues; no handshake timeout: nothing blocks.
-  void open(Endpoint& e, unsigned flags, gnutls_certificate_credentials_t cred, ByteQueue* in,
+  void open_session(Endpoint& e, unsigned flags, gnutls_certificate_credentials_t cred, ByteQueue* in,
             ByteQueue* out) {
     check(gnutls_init(&e.session, flags | GNUTLS_NO_TICKETS), "session");
     e.in = in;
@@ -838,14 +841,14 @@ class TlsHandshakeOp : public HandshakeOperation {
   void handshake(bool tamper) {
     c2s_ = ByteQueue{};
     s2c_ = ByteQueue{};
-    open(client_, GNUTLS_CLIENT, client_cred_, &s2c_, &c2s_);
+    open_session(client_, GNUTLS_CLIENT, client_cred_, &s2c_, &c2s_);
     check(gnutls_server_name_set(client_.session, GNUTLS_NAME_DNS, server_name_.data(),
                                  server_name_.size()),
           "server name");
     gnutls_session_set_verify_cert(client_.session, server_name_.c_str(), 0);
     const uint64_t t0 = thread_cpu_ns();
     try {
-      open(server_, GNUTLS_SERVER, server_cred_, &c2s_, &s2c_);
+      open_session(server_, GNUTLS_SERVER, server_cred_, &c2s_, &s2c_);
     } catch (...) {
       server_ns_ += thread_cpu_ns() - t0;
       throw;

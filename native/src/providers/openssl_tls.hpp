@@ -148,7 +148,7 @@ class TlsHandshakeOp : public HandshakeOperation {
   }
 
   // A memory BIO that reads -1 with "retry" when empty, as a non-blocking socket would.
-  static BIO* pipe() {
+  static BIO* memory_pipe() {
     BIO* b = BIO_new(BIO_s_mem());
     if (!b) throw Error(last_error("BIO_new"));
     BIO_set_mem_eof_return(b, -1);
@@ -177,8 +177,8 @@ class TlsHandshakeOp : public HandshakeOperation {
     SSL_set_accept_state(server_);
     // Client to server and server to client: each SSL reads one and writes the other, so each
     // BIO has two owners (SSL_set_bio takes one reference of each).
-    BIO* c2s = pipe();
-    BIO* s2c = pipe();
+    BIO* c2s = memory_pipe();
+    BIO* s2c = memory_pipe();
     BIO_up_ref(c2s);
     BIO_up_ref(s2c);
     SSL_set_bio(client_, s2c, c2s);
