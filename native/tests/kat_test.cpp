@@ -42,8 +42,8 @@ class GateTest : public ::testing::TestWithParam<GateCase> {};
 TEST_P(GateTest, PassesKnownAnswersAndRoundTrip) {
   const auto& c = GetParam();
   const AlgorithmInfo& info = *find_algorithm(c.algorithm);
-  const bool asymmetric =
-      is_public_key(info.kind) || info.kind == Kind::Kdf || info.kind == Kind::Keyload;
+  const bool asymmetric = is_public_key(info.kind) || info.kind == Kind::Kdf ||
+                          info.kind == Kind::Keyload || info.kind == Kind::Handshake;
   ByteStream stream(99);
   Params params;
   Bytes input;

@@ -63,7 +63,12 @@ class Algorithm:
     def sizeless(self, operation: str) -> bool:
         """Key generation, key agreement, key encapsulation and handshakes take no input, keyload
         decodes its own encoded key: size 0."""
-        return operation == "keygen" or self.kind in ("key-agreement", "kem", "keyload", "handshake")
+        return operation == "keygen" or self.kind in (
+            "key-agreement",
+            "kem",
+            "keyload",
+            "handshake",
+        )
 
 
 def wire_bytes(entry: dict[str, Any]) -> dict[str, int]:

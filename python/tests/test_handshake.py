@@ -67,8 +67,11 @@ def test_the_gate_refuses_a_handshake_that_negotiates_another_suite(native_runne
 def test_built_openssl_versions_shake_hands(native_runner):
     done = subprocess.run([str(native_runner), "list"], capture_output=True, text=True, check=True)
     providers = json.loads(done.stdout.splitlines()[0])["providers"]
-    offering = [p["name"] for p in providers
-                if p["name"] in versions.table() and any(a["name"] == RSA for a in p["algorithms"])]  # fmt: skip
+    offering = [
+        p["name"]
+        for p in providers
+        if p["name"] in versions.table() and any(a["name"] == RSA for a in p["algorithms"])
+    ]
     if not offering:
         pytest.skip("no OpenSSL version built with libssl here (make versions, docs/versions.md)")
     for provider in offering:

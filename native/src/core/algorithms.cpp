@@ -170,14 +170,13 @@ const char* to_string(Kind kind) {
 }
 
 OpKind parse_op(const std::string& name) {
-  for (OpKind op :
-       {OpKind::Encrypt, OpKind::Decrypt, OpKind::Hash, OpKind::Mac, OpKind::Keygen, OpKind::Sign,
-        OpKind::Verify, OpKind::Derive, OpKind::Encaps, OpKind::Decaps, OpKind::Keyload,
-        OpKind::Handshake})
+  for (OpKind op : {OpKind::Encrypt, OpKind::Decrypt, OpKind::Hash, OpKind::Mac, OpKind::Keygen,
+                    OpKind::Sign, OpKind::Verify, OpKind::Derive, OpKind::Encaps, OpKind::Decaps,
+                    OpKind::Keyload, OpKind::Handshake})
     if (name == to_string(op)) return op;
-  throw std::invalid_argument(
-      "unknown operation '" + name +
-      "' (encrypt, decrypt, hash, mac, keygen, sign, verify, derive, encaps, decaps, keyload, handshake)");
+  throw std::invalid_argument("unknown operation '" + name +
+                              "' (encrypt, decrypt, hash, mac, keygen, sign, verify, derive, "
+                              "encaps, decaps, keyload, handshake)");
 }
 
 }  // namespace cb

@@ -32,7 +32,9 @@ std::string short_hex(const Bytes& b) {
   return b.empty() ? "nothing" : to_hex(b.data(), std::min<size_t>(b.size(), 8)) + "...";
 }
 
-std::string clip_text(const std::string& s) { return s.size() > 160 ? s.substr(0, 157) + "..." : s; }
+std::string clip_text(const std::string& s) {
+  return s.size() > 160 ? s.substr(0, 157) + "..." : s;
+}
 
 std::string facts_mismatch(const HandshakeFacts& f, const PkVector& v) {
   if (f.version != v.version) return "negotiated version " + f.version + ", expected " + v.version;
@@ -97,8 +99,9 @@ GateReport run_handshake_gate(const std::string& provider, const AlgorithmInfo& 
         }
         std::string refusals;
         for (size_t at : {kServerRandomByte, kLastByte}) {
-          const std::string where =
-              at == kLastByte ? "its last byte" : "byte " + std::to_string(at) + " (ServerHello.random)";
+          const std::string where = at == kLastByte
+                                        ? "its last byte"
+                                        : "byte " + std::to_string(at) + " (ServerHello.random)";
           op->tamper_next(at);
           try {
             run_handshake(*op);

@@ -793,9 +793,10 @@ class TlsHandshakeOp : public HandshakeOperation {
       f.suite = "client " + f.suite + ", server " + suite(server_.session);
     f.group = lower(gnutls_group_get_name(gnutls_group_get(client_.session)));
     if (gnutls_session_get_verify_cert_status(client_.session) == 0)
-      f.verified = "gnutls_session_set_verify_cert: the test certificate as the only trust "
-                   "anchor, host name " +
-                   server_name_;
+      f.verified =
+          "gnutls_session_set_verify_cert: the test certificate as the only trust "
+          "anchor, host name " +
+          server_name_;
     f.client_exporter = exporter(client_.session);
     f.server_exporter = exporter(server_.session);
     return f;
@@ -809,15 +810,15 @@ class TlsHandshakeOp : public HandshakeOperation {
  private:
   static Bytes exporter(gnutls_session_t s) {
     Bytes out(kExporterBytes);
-    check(gnutls_prf_rfc5705(s, std::strlen(kExporterLabel), kExporterLabel, 0, nullptr,
-                             out.size(), reinterpret_cast<char*>(out.data())),
+    check(gnutls_prf_rfc5705(s, std::strlen(kExporterLabel), kExporterLabel, 0, nullptr, out.size(),
+                             reinterpret_cast<char*>(out.data())),
           "exporter");
     return out;
   }
 
   // A session on `cred`, its transport the two queues; no handshake timeout: nothing blocks.
-  void open_session(Endpoint& e, unsigned flags, gnutls_certificate_credentials_t cred, ByteQueue* in,
-            ByteQueue* out) {
+  void open_session(Endpoint& e, unsigned flags, gnutls_certificate_credentials_t cred,
+                    ByteQueue* in, ByteQueue* out) {
     check(gnutls_init(&e.session, flags | GNUTLS_NO_TICKETS), "session");
     e.in = in;
     e.out = out;

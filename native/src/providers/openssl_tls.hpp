@@ -35,13 +35,13 @@ inline uint64_t thread_cpu_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-struct SslCtxFree {
+struct TlsCtxFree {
   void operator()(SSL_CTX* c) const { SSL_CTX_free(c); }
 };
-struct X509Free {
+struct TlsX509Free {
   void operator()(X509* x) const { X509_free(x); }
 };
-struct PkeyFree {
+struct TlsPkeyFree {
   void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
 };
 
@@ -49,11 +49,11 @@ class TlsHandshakeOp : public HandshakeOperation {
  public:
   TlsHandshakeOp(const TlsCase& c, const Params& p) : server_name_(p.server_name) {
     const unsigned char* q = p.certificate.data();
-    std::unique_ptr<X509, X509Free> cert(
+    std::unique_ptr<X509, TlsX509Free> cert(
         d2i_X509(nullptr, &q, static_cast<long>(p.certificate.size())));
     if (!cert) throw Error(last_error("server certificate"));
     q = p.private_key.data();
-    std::unique_ptr<EVP_PKEY, PkeyFree> key(
+    std::unique_ptr<EVP_PKEY, TlsPkeyFree> key(
         d2i_AutoPrivateKey(nullptr, &q, static_cast<long>(p.private_key.size())));
     if (!key) throw Error(last_error("server key"));
     server_ctx_ = context(TLS_server_method(), c);
@@ -105,9 +105,10 @@ class TlsHandshakeOp : public HandshakeOperation {
     }
     if ((SSL_get_verify_mode(client_) & SSL_VERIFY_PEER) &&
         SSL_get_verify_result(client_) == X509_V_OK)
-      f.verified = "SSL_VERIFY_PEER, X509_V_OK against the test certificate as the only trust "
-                   "anchor, host name " +
-                   server_name_;
+      f.verified =
+          "SSL_VERIFY_PEER, X509_V_OK against the test certificate as the only trust "
+          "anchor, host name " +
+          server_name_;
     f.client_exporter = exporter(client_);
     f.server_exporter = exporter(server_);
     return f;
@@ -119,9 +120,8 @@ class TlsHandshakeOp : public HandshakeOperation {
   uint64_t server_cpu_ns() const override { return server_ns_; }
 
  private:
-  static std::unique_ptr<SSL_CTX, SslCtxFree> context(const SSL_METHOD* method,
-                                                      const TlsCase& c) {
-    std::unique_ptr<SSL_CTX, SslCtxFree> ctx(SSL_CTX_new(method));
+  static std::unique_ptr<SSL_CTX, TlsCtxFree> context(const SSL_METHOD* method, const TlsCase& c) {
+    std::unique_ptr<SSL_CTX, TlsCtxFree> ctx(SSL_CTX_new(method));
     if (!ctx) throw Error(last_error("SSL_CTX_new"));
     SSL_CTX* x = ctx.get();
     check(static_cast<int>(SSL_CTX_set_min_proto_version(x, TLS1_3_VERSION)), "TLS 1.3 only");
@@ -221,7 +221,7 @@ class TlsHandshakeOp : public HandshakeOperation {
   }
 
   std::string server_name_;
-  std::unique_ptr<SSL_CTX, SslCtxFree> server_ctx_, client_ctx_;
+  std::unique_ptr<SSL_CTX, TlsCtxFree> server_ctx_, client_ctx_;
   SSL* client_ = nullptr;
   SSL* server_ = nullptr;
   bool completed_ = false;

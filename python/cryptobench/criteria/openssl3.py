@@ -128,8 +128,7 @@ SPECS = (
     ),
     Spec(
         "openssl3.4",
-        "Full TLS 1.3 handshakes per second of a server fall by about a quarter from 1.1.1 "
-        "to 3.0",
+        "Full TLS 1.3 handshakes per second of a server fall by about a quarter from 1.1.1 to 3.0",
         "figures quoted in issue 28 from the rustls discussions (single thread, one Xeon); "
         "the thread carrying them was not found by our search of openssl/openssl#17627 and "
         "the rustls issues",

@@ -48,6 +48,8 @@ DEVIATIONS = [
 ]
 HANDSHAKE = "tls13-x25519-rsa-2048"  # the criteria's case: RSA-2048, as the rustls bench
 HANDSHAKES = (HANDSHAKE, "tls13-x25519-ecdsa-p256")
+NO_HANDSHAKE = ("no handshake was measured: the OpenSSL builds here have no libssl (make versions "
+                "adds it)")  # fmt: skip
 KEY = "rsa-2048-pem"  # keyload of a PEM RSA private key (#15199, #18814)
 CERT = "x509-rsa-2048-pem"  # keyload of a PEM certificate (#18814)
 # openssl/openssl#15199 (hannob, 2023-07-08): seconds per 100,000 PEM RSA key loads.
@@ -66,7 +68,7 @@ def suite_text(providers: list[str], quick: bool) -> str:
         "heap_iterations = 2\ntimeout_s = 120\n"
         '\n[[matrix]]\nalgorithms = ["sha256"]\noperations = ["hash"]\n'
         f'\n[[matrix]]\nalgorithms = ["{KEY}", "{CERT}"]\noperations = ["keyload"]\n'
-        f"\n[[matrix]]\nalgorithms = {list(HANDSHAKES)!r}\noperations = [\"handshake\"]\n"
+        f'\n[[matrix]]\nalgorithms = {list(HANDSHAKES)!r}\noperations = ["handshake"]\n'
     ).replace("'", '"')
 
 
@@ -219,6 +221,7 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
     newest = next((p for p in NEWER if p in mb), None)
     loads = load_seconds(ok)
     hs = handshakes(ok)
+    not_measured = [] if hs else [NO_HANDSHAKE]
     data = {
         "noise": noise.threshold,
         "run_spread": run_spread(ok),
@@ -270,8 +273,7 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
         text,
         sections,
         claims,
-        [*missing, *([] if hs else ["no handshake was measured: the versions here were built "
-                                    "without libssl (make versions rebuilds them with it)"])],
+        [*missing, *not_measured],
         deviations=DEVIATIONS,
         machine=machine,
         libraries=libraries,
