@@ -179,6 +179,12 @@ def handshake_table(
     return rows
 
 
+def build_time(record: dict) -> str:
+    """A build's seconds, with the libssl added to it later (build.py) apart."""
+    libssl = (record.get("libssl") or {}).get("seconds")
+    return f"{record.get('seconds', '?')} s" + (f" + {libssl} s libssl" if libssl else "")
+
+
 def run_spread(ok: list) -> float | None:
     spreads = [
         float((np.percentile(c.ns, 75) - np.percentile(c.ns, 25)) / np.median(c.ns))
@@ -239,7 +245,7 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
                   "server handshakes per CPU-s", "1.1.1's server CPU ÷ this"]  # fmt: skip
     hs_rows = handshake_table(hs, libraries)
     builds = [
-        [name, r.get("version", "?"), r.get("crate", "?"), f"{r.get('seconds', '?')} s",
+        [name, r.get("version", "?"), r.get("crate", "?"), build_time(r),
          " ".join(r.get("flags", []))]
         for name, r in versions.built().items()
         if name in present
