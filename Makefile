@@ -39,6 +39,11 @@ ifndef CB_T0
 CB_T0 := $(shell date +%s)
 endif
 export CB_T0
+# The priority (nice -n) of the Go and Rust runners' builds. `make setup` keeps them at 10, below
+# whatever else runs (tests, other checkouts' work, CI's other jobs); `make demo` passes 0
+# (mk/demo.mk): on a bare machine they run beside the native build, which is not niced, and
+# there niced they waited for it with nothing else to yield to (docs/setup.md, "No idle cores").
+RUNNER_NICE ?= 10
 include $(sort $(wildcard mk/*.mk))
 
 help:

@@ -19,7 +19,7 @@ DEMO_JOBS ?= 8
 
 demo:
 	+@$(MAKE) --no-print-directory -j $(DEMO_JOBS) setup-demo NATIVE_TESTS=OFF NATIVE_TOOLS=OFF NATIVE_DEBUG=OFF \
-	  VENV_EXTRAS= PHASE_QUIET=1 RUST_SOFT=0 RUST_FULL=0 RUST_NICE=0
+	  VENV_EXTRAS= PHASE_QUIET=1 RUST_SOFT=0 RUST_FULL=0 RUNNER_NICE=0
 	@$(PHASE) suite $(VENV)/bin/cryptobench run --suite $(SUITE) --report report.html
 	@echo "report: $$(pwd)/report.html"
 	@echo "serve the store as a web page: $(VENV)/bin/cryptobench serve   (then http://127.0.0.1:8350/)"

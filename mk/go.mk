@@ -8,7 +8,7 @@ TEST_TARGETS += test-runner-go
 .PHONY: runner-go test-runner-go bench-go
 
 runner-go: apt-build
-	@$(PHASE) runner-go bash runners/go/build.sh $(abspath $(VENV))/bin
+	@RUNNER_NICE=$(RUNNER_NICE) $(PHASE) runner-go bash runners/go/build.sh $(abspath $(VENV))/bin
 
 # go vet and the Go unit tests, when the runner was built (the protocol tests are in
 # python/tests/test_runner_protocol.py and test_runner_go.py, run with the other Python tests).

@@ -8,7 +8,8 @@ TEST_TARGETS += test-runner-rust
 .PHONY: runner-rust test-runner-rust bench-rust
 
 # Cargo's target directory, outside the clone and shared by every checkout on the machine: a
-# second clone reuses the dependencies' builds (runners/rust/build.sh).
+# second clone reuses the dependencies' builds; the runner crate's own are rebuilt when another
+# checkout built them last (runners/rust/shared-target.sh).
 export RUST_TARGET_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cryptobench/rust-target
 
 # RUST_SOFT=0 (make demo) leaves out the second build, of the variant rustcrypto/soft, and
@@ -16,18 +17,15 @@ export RUST_TARGET_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cryptobench/rus
 # `slh-dsa` (runners/rust/build.sh says why).
 RUST_SOFT ?= 1
 RUST_FULL ?= 1
-# RUST_NICE=0 (make demo): the main build at the native build's priority (build.sh says why).
-RUST_NICE ?= 10
 runner-rust: apt-build
-	@RUST_SOFT=$(RUST_SOFT) RUST_FULL=$(RUST_FULL) RUST_NICE=$(RUST_NICE) $(PHASE) runner-rust bash runners/rust/build.sh $(abspath $(VENV))/bin
+	@RUST_SOFT=$(RUST_SOFT) RUST_FULL=$(RUST_FULL) RUNNER_NICE=$(RUNNER_NICE) $(PHASE) runner-rust bash runners/rust/build.sh $(abspath $(VENV))/bin
 
-# rustfmt's check (where rustfmt is installed) and the Rust unit tests, when the runner was built (the protocol tests are in
-# python/tests/test_runner_protocol.py and test_runner_rust.py, run with the other Python tests).
+# rustfmt's check (where rustfmt is installed) and the Rust unit tests, when the runner was built
+# (runners/rust/test.sh; the protocol tests are in python/tests/test_runner_protocol.py and
+# test_runner_rust.py, run with the other Python tests).
 test-runner-rust:
 	@if [ -x $(VENV)/bin/cryptobench-runner-rust ] && [ -f runners/rust/build/cargo-path ]; then \
-	  cargo=$$(cat runners/rust/build/cargo-path) && cd runners/rust && \
-	  { ! "$$cargo" fmt --version >/dev/null 2>&1 || "$$cargo" fmt --check; } && \
-	  CARGO_TARGET_DIR=$(RUST_TARGET_DIR) nice "$$cargo" test --release --locked -q; \
+	  bash runners/rust/test.sh "$$(cat runners/rust/build/cargo-path)"; \
 	elif [ "$$CI" = true ]; then echo "rust runner absent: CI=true needs every runner" >&2; exit 1; \
 	else echo "rust runner absent: Rust tests skipped"; fi
 

@@ -20,6 +20,7 @@ Usage: build.py [--modules DIR] [--jobs N] [--list] PROVIDER...
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -43,6 +44,29 @@ OPENSSL_FLAGS = ["no-shared", "no-tests", "no-dso", "-fPIC"]
 
 def log(msg: str) -> None:
     print(f"versions: {msg}", flush=True)
+
+
+def lock_cache():
+    """Waits for, then takes, the cache's lock (released when the file returned is closed or the
+    process ends). The cache is shared by every checkout on the machine: without the lock, two
+    `make versions` at once unpacked into the same directories and each began its build by
+    removing the other's."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    lock = (CACHE / ".versions.lock").open("w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        log(f"waiting for another checkout's build to end ({CACHE / '.versions.lock'})")
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
+
+
+def write_record(record: Path, fields: dict) -> None:
+    """build.json, the mark of a finished build that every checkout's native build looks for:
+    written whole or not at all, so that no native build reads half of one."""
+    partial = record.with_name(record.name + ".partial")
+    partial.write_text(json.dumps(fields, indent=2) + "\n")
+    partial.replace(record)
 
 
 def compiler_id() -> str:
@@ -134,13 +158,6 @@ def install_openssl(src: Path, build: Path, prefix: Path) -> None:
     for d in (src / "include" / "openssl", build / "include" / "openssl"):
         for h in d.glob("*.h"):
             shutil.copy2(h, headers / h.name)
-
-
-def write_record(record: Path, data: dict) -> None:
-    """build.json, replaced whole: another clone's `make native` may read it at any moment."""
-    partial = record.with_name(record.name + ".partial")
-    partial.write_text(json.dumps(data, indent=2) + "\n")
-    partial.replace(record)
 
 
 def configure_openssl(src: Path, prefix: Path) -> list[str]:
@@ -279,25 +296,22 @@ def build_liboqs(name: str, jobs: int) -> Path:
     for tool in ("speed_kem", "speed_sig"):
         shutil.copy2(build / "tests" / tool, prefix / "bin" / tool)
     shutil.rmtree(build)
-    record.write_text(
-        json.dumps(
-            {
-                "provider": name,
-                "library": "liboqs",
-                "version": version,
-                "crate": f"{crate} {crate_version}",
-                "flags": LIBOQS_FLAGS,
-                "adapter": entry["adapter"],
-                "libraries": ["prefix/lib/liboqs.a"],
-                "compiler": compiler_id(),
-                "jobs": jobs,
-                "seconds": round(seconds, 1),
-                "load": os.getloadavg()[0],
-                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            },
-            indent=2,
-        )
-        + "\n"
+    write_record(
+        record,
+        {
+            "provider": name,
+            "library": "liboqs",
+            "version": version,
+            "crate": f"{crate} {crate_version}",
+            "flags": LIBOQS_FLAGS,
+            "adapter": entry["adapter"],
+            "libraries": ["prefix/lib/liboqs.a"],
+            "compiler": compiler_id(),
+            "jobs": jobs,
+            "seconds": round(seconds, 1),
+            "load": os.getloadavg()[0],
+            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
     )
     log(f"{name}: built in {seconds:.0f} s")
     return home
@@ -322,8 +336,10 @@ def main() -> int:
             sys.exit(f"versions: unknown provider {name!r}; known: {', '.join(TABLE)}")
         if not TABLE[name]["recipe"]:
             sys.exit(f"versions: {name}: no build recipe yet (docs/versions.md)")
+    lock = lock_cache()
     for name in args.providers:
         RECIPES[TABLE[name]["recipe"]](name, args.jobs)
+    lock.close()
     return 0
 
 

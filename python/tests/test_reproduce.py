@@ -18,6 +18,17 @@ def test_reproduce_000_quick_checks_the_thesis_claims(tmp_path, capsys, monkeypa
 
     for name, value in {"QUICK_N": (1, 2, 1000), "QUICK_COMPAT_MAX_N": 2, "QUICK_RUNS": 2}.items():
         monkeypatch.setattr(command, name, value)
+    from cryptobench import runner
+    from cryptobench.store import Store
+
+    # this machine's calibrated noise (of two stand-in A/A runs), which the run keeps (see
+    # the_same_from_the_store): runs 1 and 2, so the paper's run is run 3
+    machine = runner.list_capabilities(runner.find_runner()).machine
+    db = Store.open(tmp_path / "r.db")
+    versions = {"cryptobench": "0", "runner": "r", "runner_version": "0", "runner_path": ""}
+    a, b = (db.create_run(suite="calibrate", settings={}, argv=[], versions=versions,
+                          machine=machine, libraries=[], cases=[]) for _ in "ab")  # fmt: skip
+    db.add_calibration(machine, a, b, 0.42, {})
     report = tmp_path / "rep.html"
     status = cli.main(["reproduce", "000", "--quick", "--db", str(tmp_path / "r.db"),
                        "--report", str(report)])  # fmt: skip
@@ -36,6 +47,50 @@ def test_reproduce_000_quick_checks_the_thesis_claims(tmp_path, capsys, monkeypa
     assert 'id="paper-000"' in html and "Does it still hold here?" in html
     assert ">criterion<" in html and "i7-4771" in html
     assert "scenario-config" not in html or "Time against the number of values" in html
+    the_same_from_the_store(tmp_path, capsys, out)
+
+
+def claims_of(out: str, paper: str) -> list[str]:
+    """The claim lines (claim and verdict, the paper's figure, criterion, ours) of one paper's
+    part of `reproduce`'s output."""
+    part = out.split(f"=== {paper}:", 1)[1].split("\n=== ", 1)[0]
+    heads = ("* ", "  paper:", "  criterion:", "  ours:")
+    return [line for line in part.splitlines() if line.startswith(heads)]
+
+
+def the_same_from_the_store(tmp_path, capsys, live_out: str) -> None:
+    """`--stored` renders the live run's claims and verdicts again without measuring, from the
+    store the run was pushed to (where no calibration is stored: the run keeps the noise
+    threshold it was judged by), as one paper of `all`, the others not run. (One rendering:
+    each draws the section's plots, a few seconds.)"""
+    from cryptobench.reproductions import stored
+    from cryptobench.scenarios import evidence
+    from cryptobench.store import Store
+
+    db = str(tmp_path / "r.db")
+    live = claims_of(live_out, "000")
+    assert len([x for x in live if x.startswith("* ")]) == 5 + 1  # the thesis's, and ours
+    kept = Store.open(db).run(3).settings["reproduce"]
+    assert kept["load_average"]["readings"] >= 2 and kept["noise"]["threshold"] == 0.42
+    assert "from run 3 (reproduce 000 --quick)" in live_out and "load average " in live_out
+    assert stored.latest(Store.open(db), "000", quick=True) == stored.Choice("000", 3, True)
+    assert stored.named(Store.open(db), "000", "3") == stored.Choice("000", 3, True)
+
+    team = tmp_path / "team.db"
+    assert cli.main(["push", "3", "--db", db, "--to", str(team)]) == 0
+    assert evidence.of_run(team, 1)[2].threshold == 0.42  # no calibration there: the kept one
+    report = tmp_path / "all.html"
+    argv = ["reproduce", "all", "--quick", "--stored", "--db", str(team), "--report", str(report)]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert claims_of(out, "000") == live
+    assert "from run 1 (reproduce 000 --quick)" in out
+    assert "not reproduced here: not run: no complete --quick run of paper 002" in out
+    assert "undecided of the papers' 26 claims" in out  # the five papers, openssl3 not run
+    html = report.read_text()
+    assert all(f'id="paper-{p}"' in html for p in ("000", "001", "002", "003", "004"))
+    assert 'id="paper-openssl3"' not in html
+    assert "From run 1 (reproduce 000 --quick)" in html and "Rendered from runs already" in html
 
 
 def test_a_paper_nothing_repeats_says_so(tmp_path, capsys, monkeypatch):
@@ -43,7 +98,7 @@ def test_a_paper_nothing_repeats_says_so(tmp_path, capsys, monkeypatch):
     left out) must still answer with the reason, not fail."""
     from cryptobench.commands import reproduce
 
-    monkeypatch.setattr(reproduce.scenarios, "for_paper", lambda number: [])
+    monkeypatch.setattr(reproduce.reproductions.scenarios, "for_paper", lambda number: [])
     assert cli.main(["reproduce", "003", "--db", str(tmp_path / "r.db")]) == 0
     out = capsys.readouterr().out
     assert "not reproduced here" in out
@@ -51,11 +106,12 @@ def test_a_paper_nothing_repeats_says_so(tmp_path, capsys, monkeypatch):
 
 
 def test_every_paper_is_repeated_by_something():
-    from cryptobench import reproductions, scenarios
+    """Each paper has a module that measures it and renders it from a stored run."""
+    from cryptobench import reproductions
 
     for number in papers.PAPERS:
-        repeated = any(s.reproduce for s in scenarios.for_paper(number))
-        assert repeated or number in reproductions.CORE, number
+        module = reproductions.module_for(number)
+        assert callable(module.measure) and callable(module.from_run), number
 
 
 def test_the_report_shows_criteria_both_machines_and_a_tally_of_the_papers_claims():

@@ -4,6 +4,7 @@ the Java ÷ native ratios, on cases with known figures."""
 from types import SimpleNamespace
 
 import pytest
+from test_reproduce import claims_of
 
 from cryptobench import cli
 from cryptobench.reproductions import CORE
@@ -93,4 +94,16 @@ def test_reproduce_001_measures_the_java_providers_beside_openssl(
     assert "Calling a native library through JCA" in out  # ours, listed apart
     assert "criterion:" in out
     assert "key setup ns" in out
+    # Each JVM provider's key setup is gated and timed: a number of ns, not a refusal.
+    setups = out[out.index("key setup ns") :].splitlines()
+    for provider in ("sunjce", "bouncycastle", "accp"):
+        row = next(line.split() for line in setups if line.startswith(provider + " "))
+        assert row[1] == "aes-128-cbc" and row[2].isdigit(), row
     assert 'id="paper-001"' in report.read_text()
+    # the same from the stored run, the key setups included (stored with it as figures)
+    args = ["reproduce", "001", "--quick", "--stored", "--db", str(tmp_path / "r.db")]
+    assert cli.main(args) == 0
+    again = capsys.readouterr().out
+    assert claims_of(again, "001") == claims_of(out, "001") != []
+    table = out.split("Key setup (a new key object", 1)[1].split("\n\n", 1)[0]
+    assert "aes-128-cbc" in table and table in again

@@ -130,6 +130,12 @@ def test_openvpn_tunnel_and_handshakes_measured_and_nothing_left(tmp_path, state
     assert all(f.status == "ok" and f.extra["lost"] < len(f.values) for f in rtt.values())
     assert cli.main(["show", "1", "--db", str(db)]) == 0
     assert "ping rtt" in capsys.readouterr().out
+    # what `reproduce 003` (and `reproduce 003 --stored`) renders from such a stored run
+    from cryptobench.scenarios.channel.reproduce import from_run
+
+    rep = from_run(db, 1, quick=True)
+    assert "Table 5.3, OpenVPN" in rep.text and "ours raw veth" in rep.text
+    assert len([c for c in rep.claims if not c.ours_only]) == 8
     # OpenVPN handshakes: a server and two renegotiating clients for two seconds.
     with Ledger("channel", state) as ledger:
         work = ledger.tempdir()

@@ -72,6 +72,12 @@ def test_a_small_run_on_real_mounts(tmp_path, capsys, monkeypatch):
     assert Store.open(db).run(1).settings["scenario"]["image_direct_io"] is True
     assert cli.main(["show", "1", "--db", str(db)]) == 0
     assert "× clean speed" in capsys.readouterr().out
+    # what `reproduce 002` (and `reproduce 002 --stored`) renders from such a stored run
+    from cryptobench.scenarios.storage.reproduce import from_run
+
+    rep = from_run(db, 1, quick=True)
+    assert "Our dd write × clean ext4: encfs" in rep.text
+    assert len([c for c in rep.claims if not c.ours_only]) == 4
 
 
 def test_bad_input_is_one_line(tmp_path, capsys):

@@ -81,13 +81,24 @@ def test_the_demo_builds_only_what_its_suite_measures_and_setup_builds_the_rest(
     # the demo suite, then the command of the default one
     assert "-DCB_SCENARIO_TOOLS=OFF" in demo
     assert "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" in demo  # same -O2, no -g
-    assert "RUST_SOFT=0 RUST_FULL=0 RUST_NICE=0" in demo  # the longest chain, not niced
+    assert "RUST_SOFT=0 RUST_FULL=0" in demo
     assert "run --suite demo" in demo and "--suite default" in demo
     setup = make("-n", "setup")
     assert "-DCB_SCENARIO_TOOLS=ON" in setup
     assert "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g -DNDEBUG" in setup
     assert "RUST_SOFT=1 RUST_FULL=1" in setup
     assert "run --suite default" in make("-n", "demo", "SUITE=default")
+
+
+def test_the_demo_builds_the_runners_unniced_and_setup_keeps_them_niced():
+    """On a bare machine the demo's runner builds run beside the un-niced native build with
+    nothing else to yield to; `make setup` (helpers, CI) keeps them below everything else."""
+    for goal, nice in (("demo", "0"), ("setup", "10")):
+        lines = make("-n", goal).splitlines()
+        for runner in ("go", "rust"):
+            build = [line for line in lines if f"runners/{runner}/build.sh" in line]
+            assert build, f"make {goal} builds no {runner} runner"
+            assert all(f"RUNNER_NICE={nice} " in line for line in build), (goal, build)
 
 
 def test_setup_and_test_still_install_every_part():

@@ -48,13 +48,17 @@ command -v cmake >/dev/null || absent "aws-lc-sys needs cmake (make setup instal
 
 # --locked: Cargo.lock pins every crate; a build never changes it. The target directory is
 # $RUST_TARGET_DIR (mk/rust.mk: ~/.cache/cryptobench/rust-target), outside the clone, so that
-# every checkout on the machine reuses the dependencies' builds (most of the build's time) and
-# rebuilds only what differs; cargo's registry cache (~/.cargo/registry) is shared too. A lock
-# keeps another checkout from replacing the binary between its build and its copy here.
+# every checkout on the machine reuses the dependencies' builds (most of the build's time);
+# cargo's registry cache (~/.cargo/registry) is shared too. The runner crate's own build is one
+# checkout's at a time (shared-target.sh says why): after another checkout's, it is built again
+# from this one's sources. The lock, held to the end, keeps another checkout from building
+# between this one's claim, build and copy.
 tdir=${RUST_TARGET_DIR:-$here/target}
 cd "$here" || absent "no $here"
-mkdir -p "$tdir" && exec 9>"$tdir/.cryptobench-build.lock" && flock 9 || absent "cannot lock $tdir"
+. "$here/shared-target.sh"
+target_lock "$tdir" || absent "cannot lock $tdir"
 export PATH="$(dirname "$CARGO"):$PATH"
+target_claim "$CARGO" "$tdir" cryptobench-runner-rust || absent "cannot claim $tdir for this checkout"
 # RUST_FULL=0 (make demo) builds only the feature `c-providers`, without `bench` (criterion and
 # its dependencies: clap, regex, ciborium, ..., only for `make bench-rust`) and `slh-dsa` (the
 # crate and its twelve parameter sets, which the demo suite does not measure). Every other
@@ -67,10 +71,11 @@ if [ "${RUST_FULL:-1}" = 0 ]; then
   features=(--no-default-features --features c-providers)
   what=" (make demo's: without the fidelity bench and SLH-DSA; make runner-rust builds them)"
 fi
-# RUST_NICE (default 10): make demo passes 0. There this build is the longest chain and runs beside
-# the native build, which is not niced: at nice 10 it got about a tenth of a core until the native
-# build ended, then compiled alone, with a core idle whenever cargo had one crate left to build.
-if ! out=$(CARGO_TARGET_DIR="$tdir" nice -n "${RUST_NICE:-10}" "$CARGO" build --release --locked "${features[@]}" 2>&1); then
+# RUNNER_NICE (the Makefile's, default 10): make demo passes 0. There this build is the longest
+# chain and runs beside the native build, which is not niced: at nice 10 it got about a tenth of a
+# core until the native build ended, then compiled alone, with a core idle whenever cargo had one
+# crate left to build.
+if ! out=$(CARGO_TARGET_DIR="$tdir" nice -n "${RUNNER_NICE:-10}" "$CARGO" build --release --locked "${features[@]}" 2>&1); then
   absent "cargo build failed (is crates.io reachable?): $(echo "$out" | grep -m3 -E '^(error|warning: spurious)' | tr '\n' ' ')"
 fi
 install -m 755 "$tdir/release/cryptobench-runner-rust" "$target.tmp" && mv "$target.tmp" "$target" ||
@@ -91,8 +96,10 @@ fi
 soft_flags='--cfg cryptobench_soft --cfg aes_backend="soft" --cfg polyval_backend="soft"
   --cfg chacha20_backend="soft" --cfg poly1305_backend="soft" --cfg sha1_backend="soft"
   --cfg sha2_backend="soft" --cfg keccak_backend="soft"'
-if out=$(RUSTFLAGS="$(echo $soft_flags)" CARGO_TARGET_DIR="$tdir/soft" nice "$CARGO" build --release \
-    --locked --no-default-features --features slh-dsa 2>&1) && mkdir -p "$(dirname "$soft")" &&
+out=
+if target_claim "$CARGO" "$tdir/soft" cryptobench-runner-rust &&
+  out=$(RUSTFLAGS="$(echo $soft_flags)" CARGO_TARGET_DIR="$tdir/soft" nice -n "${RUNNER_NICE:-10}" \
+    "$CARGO" build --release --locked --no-default-features --features slh-dsa 2>&1) && mkdir -p "$(dirname "$soft")" &&
   install -m 755 "$tdir/soft/release/cryptobench-runner-rust" "$soft.tmp" && mv "$soft.tmp" "$soft"; then
   echo "rust runner: built $soft (the variant rustcrypto/soft)"
 else

@@ -31,6 +31,8 @@ class Reproduction:
     machine: dict[str, Any] = field(default_factory=dict)  # the stored machine record of the run
     libraries: dict[str, str] = field(default_factory=dict)  # library -> version, as measured
     quick: bool = False  # figures from `--quick` (fewer runs, smaller inputs)
+    # which stored run each figure comes from: number, date, machine, load (evidence.describe)
+    provenance: list[str] = field(default_factory=list)
 
 
 QUICK = (
@@ -85,6 +87,7 @@ def paper_section(rep: Reproduction) -> Section:
         f"<code>{escape(paper.repeated_by)}</code>"
         + (f", stored as run {', '.join(map(str, rep.run_ids))}" if rep.run_ids else "")
         + ".</p>",
+        "".join(f"<p>From {escape(line)}.</p>" for line in rep.provenance),
         f"<p><b>{escape(QUICK)}.</b></p>" if rep.quick else "",
         "<p>Its questions:</p><ul>"
         + "".join(f"<li>{escape(q)}</li>" for q in paper.questions)
@@ -105,14 +108,32 @@ def paper_section(rep: Reproduction) -> Section:
     return Section(f"paper-{rep.paper}", f"{rep.paper}: {paper.title}", "".join(parts))
 
 
-def render(reproductions: list[Reproduction], quick: bool) -> str:
+def kinds_text(reproductions: list[Reproduction], quick: bool) -> str:
+    """Whether the figures are `--quick` ones: all, none, or some (then their sections say
+    which); `quick` where no paper has a run."""
+    kinds = {r.quick for r in reproductions if r.run_ids} or {quick}
+    if kinds == {True}:
+        return f"<b>{escape(QUICK)}</b>"
+    if kinds == {False}:
+        return "each paper's own settings"
+    return "<b>some papers' figures come from `--quick` runs: their sections say so</b>"
+
+
+def render(reproductions: list[Reproduction], quick: bool, stored: bool = False) -> str:
     counts = tally(c for r in reproductions for c in r.claims)
     intro = (
         f"<p>cryptobench {escape(__version__)}, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; "
-        + (f"<b>{escape(QUICK)}</b>" if quick else "each paper's own settings")
+        + kinds_text(reproductions, quick)
         + f". Over the {len(reproductions)} paper(s) here: {escape(tally_text(counts))}; our "
         "own claims are "
-        "listed apart and not counted.</p>"
+        "listed apart and not counted."
+        + (
+            " Rendered from runs already in the store, made at different times: each paper's "
+            "section names its run, when it was made, on which machine and at which load."
+            if stored
+            else ""
+        )
+        + "</p>"
         + how(
             "Each paper's experiment is run again on this machine by the cryptobench command "
             "named in its section. Each claim is the paper's, with its place in the paper, and "

@@ -9,7 +9,8 @@ A scenario's package has the same rooms every time:
     drivers/ …    what it starts and measures (systems, daemons, programs), one module each
     figures.py    loading a stored run and the terminal summary
     report.py     its HTML report sections
-    reproduce.py  `cryptobench reproduce NNN` for the paper it repeats (when it repeats one)
+    reproduce.py  `cryptobench reproduce NNN` for the paper it repeats (when it repeats one):
+                  `measure` it, and its reproduction `from_run` (new or already stored)
 
 Its data flows one way like the core's: measurements become `Figure`s (cryptobench.figures),
 stored through `Store`; presentation reads them back from the store. A scenario is started from
@@ -27,7 +28,6 @@ from typing import Any
 from cryptobench.errors import UserError
 from cryptobench.figures import Figure
 from cryptobench.report.html import Section
-from cryptobench.report.reproduction import Reproduction
 from cryptobench.store import RunInfo, Store
 
 
@@ -100,8 +100,10 @@ class Scenario:
     to_json: Callable[[StoredRun], dict[str, Any]]  # what `export --format json` writes
     top_level: bool = True  # also `cryptobench NAME`, beside `cryptobench scenario NAME`
     paper: str | None = None  # the paper of ../shared/papers it repeats ("002")
-    # `cryptobench reproduce NNN`: reproduce(target, quick) starts the scenario from code.
-    reproduce: Callable[[Target, bool], Reproduction] | None = None
+    # `cryptobench reproduce NNN`: the module that repeats the paper, with `measure(target,
+    # quick)` (starts the scenario from code) and `from_run(db, run_id, quick)` (the paper's
+    # Reproduction from a stored run: the one just measured, or one already in the store).
+    reproduction: str | None = None
 
     @property
     def suite(self) -> str:
@@ -161,7 +163,7 @@ def figure_scenario(
     """A scenario whose measurements are `Figure`s, in the standard rooms of its package
     `cryptobench.scenarios.NAME`: `command.py` (`add_arguments`, `command`), `figures.py`
     (`summary(figures, settings)`), `report.py` (`sections(figures, settings)`) and, when it
-    repeats a paper, `reproduce.py` (`reproduce(target, quick)`)."""
+    repeats a paper, `reproduce.py` (`measure(target, quick)`, `from_run(db, run_id, quick)`)."""
     package = f"cryptobench.scenarios.{name}"
     summary, sections = lazy(f"{package}.figures", "summary"), lazy(f"{package}.report", "sections")
     return Scenario(
@@ -174,7 +176,7 @@ def figure_scenario(
         to_json=lambda run: {"scenario": name, "settings": settings_of(run)},
         top_level=top_level,
         paper=paper,
-        reproduce=lazy(f"{package}.reproduce", "reproduce") if paper else None,
+        reproduction=f"{package}.reproduce" if paper else None,
     )
 
 

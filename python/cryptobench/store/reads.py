@@ -1,6 +1,7 @@
 """Reads across runs, for `cryptobench serve`: the list of runs with filters, one case's rows in
-every run, the consecutive runs of each machine, a run's raw samples by case; and for a
-report and `recommend`, the verdicts of every run of one suite (leakverdicts.py). Every value a
+every run, the consecutive runs of each machine, a run's raw samples by case; for a
+report and `recommend`, the verdicts of every run of one suite (leakverdicts.py); and for
+`reproduce --stored`, the runs with a given note. Every value a
 user sends arrives here as a bound parameter; only the names of sort columns are chosen, from
 a fixed table, never taken from the request. The indexes these need are Alembic revision
 0010."""
@@ -58,6 +59,18 @@ def list_runs(db: Store, f: RunFilter) -> tuple[list[dict[str, Any]], int]:
     ).fetchall()
     runs = [dict(r) for r in rows]
     return runs, total
+
+
+def runs_noted(db: Store, notes: list[str]) -> list[int]:
+    """The runs whose note is one of `notes`, the latest started first (`reproduce --stored`
+    finds a paper's runs by the note `reproduce` gave them)."""
+    if not notes:
+        return []
+    marks = ", ".join("?" for _ in notes)
+    rows = db.conn.execute(
+        f"SELECT id FROM runs WHERE note IN ({marks}) ORDER BY started_at DESC, id DESC", notes
+    )
+    return [r[0] for r in rows]
 
 
 def case_counts(db: Store, run_ids: list[int]) -> dict[int, dict[str, int]]:

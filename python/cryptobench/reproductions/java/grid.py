@@ -1,13 +1,15 @@
 """Measuring the paper 001's grid: one core run (stored like any other) over the Java providers
-and the native comparison, and the key-setup cases the JVM runner measures on its own."""
+and the native comparison, and the key-setup cases the JVM runner measures on its own (stored
+with the run as figures, so the run alone holds what the reproduction shows)."""
 
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from cryptobench import lifecycle, plan, runner, store
+from cryptobench import gate, lifecycle, plan, runner, stats, store
 from cryptobench.capabilities import Capabilities
 from cryptobench.errors import Interrupted
+from cryptobench.figures import Figure, failed
 from cryptobench.progress import ProgressBar
 from cryptobench.reproductions.java import model
 from cryptobench.runner.process import RunnerFailure, ServeProcess
@@ -29,11 +31,20 @@ class Grid:
     absent: dict[str, str] = field(default_factory=dict)  # provider -> why
 
 
+KEY_SETUP = "key setup"  # the figures' part and metric
+
+
+def wanted() -> list[str]:
+    """The providers the grid asks for: the Java ones, the native comparison, the native twins."""
+    names = [*model.JAVA_PROVIDERS, model.NATIVE, *(n for n, _ in model.SAME_LIBRARY.values())]
+    return list(dict.fromkeys(names))
+
+
 def choose(caps: Capabilities, quick: bool) -> Grid:
-    wanted = [*model.JAVA_PROVIDERS, model.NATIVE, *(n for n, _ in model.SAME_LIBRARY.values())]
-    present = [p for p in wanted if p in caps.providers]
+    wanted_here = wanted()
+    present = [p for p in wanted_here if p in caps.providers]
     why = "; ".join(f"{r}: {w}" for r, w in caps.absent.items()) or "not built here"
-    absent = {p: why for p in wanted if p not in caps.providers}
+    absent = {p: why for p in wanted_here if p not in caps.providers}
     if quick:
         return Grid(present, model.QUICK_SIZES, model.QUICK_SYMMETRIC, model.QUICK_HASHES,
                     model.QUICK_MACS, model.QUICK_SIGNATURES, model.QUICK_PK_ENCRYPTION, [],
@@ -99,11 +110,14 @@ def run_grid(target: Target, g: Grid, quick: bool) -> int:
     return run_id
 
 
-def key_setup(g: Grid, caps: Capabilities) -> dict[tuple[str, str], dict[str, Any]]:
-    """(provider, algorithm) -> the JVM runner's result of its key-setup case (docs/protocol.md,
-    `key_setup`), one serve process per provider, as the coordinator runs one."""
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+def key_setup(g: Grid, caps: Capabilities) -> list[Figure]:
+    """The JVM runner's key-setup cases (docs/protocol.md, `key_setup`), one serve process per
+    provider, as the coordinator runs one: a figure per (provider, algorithm), ns per key
+    setup; one that could not be measured is failed with the runner's status and reason."""
+    out: list[Figure] = []
     paths = runner.runner_paths(caps)
+    catalogue = {a["name"]: a for a in caps.raw.get("algorithms", [])}
+    vectors = gate.Vectors()
     for provider in g.providers:
         if provider not in model.JAVA_PROVIDERS or provider not in paths:
             continue
@@ -117,14 +131,53 @@ def key_setup(g: Grid, caps: Capabilities) -> dict[tuple[str, str], dict[str, An
                 case = {"id": f"{provider}-{alg}", "provider": provider, "algorithm": alg,
                         "operation": "encrypt", "size": 0, "key_setup": True,
                         "target_sample_ms": 2, "warmup_ms": 20}  # fmt: skip
-                opened = serve.request({"cmd": "open", "case": case}, "opening a key setup")
+                key = {"part": KEY_SETUP, "provider": provider, "algorithm": alg}
+                request: dict[str, Any] = {"cmd": "open", "case": case}
+                if gate.gated_by_coordinator(serve.hello):
+                    # As the core run's cases: the coordinator's gate first, then the case's
+                    # parameters (its key) go with `open`.
+                    send = _steps_sender(serve, case)
+                    gated = gate.gate_case(send, catalogue[alg], case, vectors, set(offered))
+                    if gated.status != "ok":
+                        result = {"status": gated.status, "reason": gated.reason}
+                        out.append(setup_figure(key, result))
+                        continue
+                    request["params"] = gated.params.to_json()
+                opened = serve.request(request, "opening a key setup")
                 if opened.get("status") != "ok":
-                    out[(provider, alg)] = opened
+                    out.append(setup_figure(key, opened))
                     continue
                 serve.request({"cmd": "sample", "id": case["id"], "count": g.samples}, "sampling")
-                out[(provider, alg)] = serve.request({"cmd": "close", "id": case["id"]}, "closing")
+                out.append(setup_figure(key, serve.request({"cmd": "close", "id": case["id"]},
+                                                           "closing")))  # fmt: skip
         except RunnerFailure as e:
-            out[(provider, "*")] = {"status": "failed", "reason": str(e)}
+            key = {"part": KEY_SETUP, "provider": provider, "algorithm": "*"}
+            out.append(failed(key, KEY_SETUP, "ns", str(e), status="failed"))
         finally:
             serve.stop()
     return out
+
+
+def setup_figure(key: dict, result: dict) -> Figure:
+    """A key-setup case's reply as a figure: ns per setup of each sample, or failed with the
+    runner's status and reason."""
+    samples = [(x["iterations"], x["ns"], x["ticks"]) for x in result.get("samples", [])]
+    per_setup = stats.per_op(samples) if samples else []
+    if result.get("status") == "ok" and len(per_setup):
+        return Figure(key, KEY_SETUP, "ns", tuple(per_setup), better="lower")
+    status = result.get("status", "?")
+    return failed(key, KEY_SETUP, "ns", result.get("reason", ""), status=status)
+
+
+def _steps_sender(serve: ServeProcess, case: dict[str, Any]):
+    """The gate's `steps` requests for `case` through `serve`. Raises RunnerFailure."""
+
+    def send(steps: list[dict[str, Any]]) -> dict[str, Any]:
+        reply = serve.request({"cmd": "steps", "case": case, "steps": steps}, "gating a key setup")
+        if reply.get("type") != "steps" or reply.get("id") != case["id"]:
+            raise RunnerFailure(
+                "protocol", f"runner answered the key setup's gate with {reply.get('type')!r}"
+            )
+        return reply
+
+    return send

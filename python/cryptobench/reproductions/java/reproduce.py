@@ -7,7 +7,7 @@ from html import escape
 
 import numpy as np
 
-from cryptobench import analysis, runner, stats, store
+from cryptobench import analysis, runner, store
 from cryptobench.criteria import evaluate, specs_for
 from cryptobench.report.html import Section, html_table
 from cryptobench.report.reproduction import Reproduction
@@ -27,6 +27,7 @@ DEVIATIONS = [
     "provider: it ranks providers, it does not measure the language",
 ]
 TITLE = "Benchmarking of Java crypto algorithms: seven JCA providers and one C library"
+ABSENT = "absent_providers"  # in the run's settings: provider -> why it was not measured
 
 
 def providers_table(present: list[str], absent: dict[str, str]) -> list[list[str]]:
@@ -45,19 +46,23 @@ def providers_table(present: list[str], absent: dict[str, str]) -> list[list[str
     return rows
 
 
-def key_setup_table(results: dict) -> tuple[str, list[list[str]]]:
+def key_setup_table(setups: list) -> tuple[str, list[list[str]]]:
+    """The key-setup figures the run stored (grid.key_setup): ns per setup, or the reason."""
     rows = []
-    for (provider, alg), r in sorted(results.items()):
-        samples = [(x["iterations"], x["ns"], x["ticks"]) for x in r.get("samples", [])]
-        median = stats.median(stats.per_op(samples)) if samples else 0.0
-        if r.get("status") == "ok" and median:
-            rows.append([provider, alg, f"{median:.0f}", f"{1e9 / median:.0f}"])
+    for f in sorted(setups, key=lambda f: (f.key["provider"], f.key["algorithm"])):
+        provider, alg = f.key["provider"], f.key["algorithm"]
+        if f.status == "ok" and f.median:
+            rows.append([provider, alg, f"{f.median:.0f}", f"{1e9 / f.median:.0f}"])
         else:
-            rows.append([provider, alg, r.get("status", "?"), r.get("reason", "")[:80]])
+            rows.append([provider, alg, f.extra.get("status", f.status), f.reason[:80]])
+    if not rows:
+        return "none stored with this run", rows
     return text_table(["provider", "algorithm", "key setup ns", "per second"], rows), rows
 
 
-def reproduce(target: Target, quick: bool) -> Reproduction:
+def measure(target: Target, quick: bool) -> int | Reproduction:
+    """The grid as one core run and the JVM runner's key setups, stored with it; the run's id,
+    or the Reproduction that says why nothing can be measured here."""
     caps = runner.discover()
     g = grid.choose(caps, quick)
     java = [p for p in g.providers if p in model.JAVA_PROVIDERS]
@@ -68,16 +73,35 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
     run_id = grid.run_grid(target, g, quick)
     setups = grid.key_setup(g, caps)
     db = store.Store.open(target.db)
+    db.add_figures(run_id, setups)
+    # what the run could not measure, and why, for the reproduction made from it later
+    db.set_settings(run_id, {**db.run(run_id).settings, ABSENT: g.absent})
+    return run_id
+
+
+def from_run(db_path, run_id: int, quick: bool) -> Reproduction:
+    """The paper's questions answered from a stored run of `measure`, its claims judged."""
+    db = store.Store.open(db_path)
     results = analysis.load(db, run_id)
     ok = [c for c in results.ok_cases() if c.variant == "default"]
+    measured = {lib["provider"] for lib in db.libraries(run_id)}
+    providers = [p for p in grid.wanted() if p in measured]
+    settings = db.run(run_id).settings
+    absent = (
+        settings[ABSENT]
+        if ABSENT in settings
+        else {p: "not in this run" for p in grid.wanted() if p not in measured}
+    )
+    sizes = sorted({c.size for c in ok if c.symmetric})
 
     fits = figures.linear_fits(ok)
     rs = figures.ratios(ok)
+    setups = [f for f in db.figures(run_id) if f.key.get("part") == grid.KEY_SETUP]
     ks_text, ks_rows = key_setup_table(setups)
-    prov_rows = providers_table(g.providers, g.absent)
+    prov_rows = providers_table(providers, absent)
     prov_headers = ["paper's provider (2008)", "here", "why", "state"]
     # the paper's 1 MB focus, or the largest size below it that a quick grid measures
-    focus = max((s for s in g.sizes if s <= model.FOCUS_SIZE), default=model.FOCUS_SIZE)
+    focus = max((s for s in sizes if s <= model.FOCUS_SIZE), default=model.FOCUS_SIZE)
     text = "\n\n".join(
         [
             "The paper's providers and what stands in for them:\n"
@@ -94,10 +118,10 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
             + ks_text,
         ]
     )
-    machine, libraries, noise = evidence.of_run(target.db, run_id)
+    machine, libraries, noise = evidence.of_run(db_path, run_id)
     claims = evaluate(specs_for("001"), criteria_data(ok, noise.threshold))
     not_done = list(model.NOT_IN_CATALOGUE)
-    not_done += [f"{p} absent: {w}" for p, w in g.absent.items()]
+    not_done += [f"{p} absent: {w}" for p, w in absent.items()]
     not_done.append(model.LEVEL_SOURCE)
     if quick:
         not_done.append(

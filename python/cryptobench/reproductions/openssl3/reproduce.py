@@ -24,7 +24,9 @@ TITLE = "OpenSSL 3's performance regressions against 1.1.1 (openssl/openssl issu
 SYSTEM = "openssl"  # the distribution's library: 3.0 on Debian 12
 OLD = "openssl@1.1.1"
 NEWER = ("openssl@3.5", "openssl@3.6", "openssl@4.0")  # the first present stands for "3.x"
-AWS_LC = "aws-lc"
+AWS_LC = "aws-lc"  # the handshake claim 3.5; no recipe builds it yet
+WANTED = (SYSTEM, OLD, *NEWER, AWS_LC)
+ABSENT = "absent_providers"  # in the run's settings: provider -> why it was not measured
 SIZES = (16, 16384)
 DEVIATIONS = [
     "our loop prepares the digest once (EVP_MD fetched once per process, as OpenSSL's "
@@ -179,12 +181,6 @@ def handshake_table(
     return rows
 
 
-def build_time(record: dict) -> str:
-    """A build's seconds, with the libssl added to it later (build.py) apart."""
-    libssl = (record.get("libssl") or {}).get("seconds")
-    return f"{record.get('seconds', '?')} s" + (f" + {libssl} s libssl" if libssl else "")
-
-
 def run_spread(ok: list) -> float | None:
     spreads = [
         float((np.percentile(c.ns, 75) - np.percentile(c.ns, 25)) / np.median(c.ns))
@@ -210,20 +206,35 @@ def table(mb: dict[str, dict[int, float]], libraries: dict[str, str]) -> list[li
     return rows
 
 
-def reproduce(target: Target, quick: bool) -> Reproduction:
+def measure(target: Target, quick: bool) -> int | Reproduction:
+    """One core run over every OpenSSL version here; the run's id, or the Reproduction that
+    says why it cannot be made here."""
     caps = runner.discover()
-    wanted = [SYSTEM, OLD, *NEWER, AWS_LC]
-    present = [p for p in wanted if p in caps.providers]
+    present = [p for p in WANTED if p in caps.providers]
     absent = versions.absent(set(caps.providers))
-    missing = [f"{p}: {absent.get(p, 'not in this runner')}" for p in wanted if p not in present]
+    missing = {p: absent.get(p, "not in this runner") for p in WANTED if p not in present}
     if SYSTEM not in present or OLD not in present:
         return Reproduction("openssl3", TITLE, [], "", [], not_reproduced=[
-            "needs the system openssl and openssl@1.1.1 (make versions)", *missing])  # fmt: skip
+            "needs the system openssl and openssl@1.1.1 (make versions)",
+            *(f"{p}: {why}" for p, why in missing.items())])  # fmt: skip
     run_id = run_core(target, present, quick)
     db = store.Store.open(target.db)
+    # what the run could not measure, and why, for the reproduction made from it later
+    db.set_settings(run_id, {**db.run(run_id).settings, ABSENT: missing})
+    return run_id
+
+
+def from_run(db_path, run_id: int, quick: bool) -> Reproduction:
+    """The threads' figures beside a stored run of `measure`, their claims judged."""
+    db = store.Store.open(db_path)
     ok = analysis.load(db, run_id).ok_cases()
+    stored = db.libraries(run_id)
+    present = [p for p in WANTED if p in {lib["provider"] for lib in stored}]
+    settings = db.run(run_id).settings
+    absent = settings.get(ABSENT, {})
+    missing = [f"{p}: {absent.get(p, 'not in this run')}" for p in WANTED if p not in present]
     mb = throughputs(ok)
-    machine, libraries, noise = evidence.of_run(target.db, run_id)
+    machine, libraries, noise = evidence.of_run(db_path, run_id)
     newest = next((p for p in NEWER if p in mb), None)
     loads = load_seconds(ok)
     hs = handshakes(ok)
@@ -245,12 +256,12 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
                   "server handshakes per CPU-s", "1.1.1's server CPU ÷ this"]  # fmt: skip
     hs_rows = handshake_table(hs, libraries)
     builds = [
-        [name, r.get("version", "?"), r.get("crate", "?"), build_time(r),
-         " ".join(r.get("flags", []))]
-        for name, r in versions.built().items()
-        if name in present
+        [lib["provider"], lib["version"] or "?", (lib["code_path"] or {}).get("build")
+         or ("the distribution's shared library" if lib["provider"] == SYSTEM else "?")]
+        for lib in stored
+        if lib["variant"] in (None, "", "default") and lib["provider"] in present
     ]  # fmt: skip
-    build_headers = ["provider", "version", "from", "build time", "flags"]
+    build_headers = ["provider", "version", "build (as the run recorded it)"]
     text = "\n\n".join([
         "SHA-256, one message per call (the threads' figures first; newest 3.x here: "
         f"{newest or 'none built'}):\n" + text_table(headers, rows),
@@ -258,7 +269,7 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
         + text_table(load_headers, load_rows),
         "In-memory TLS 1.3 handshake, full, no resumption (the quoted figures first):\n"
         + text_table(hs_headers, hs_rows),
-        "Versions built by make versions (native/versions/build.py):\n"
+        "The versions measured and their builds (native/versions/build.py):\n"
         + (text_table(build_headers, builds) if builds else "none"),
     ])  # fmt: skip
     sections = [
@@ -269,7 +280,8 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
         Section("openssl3-handshake", "openssl3: TLS 1.3 handshakes across versions",
                 html_table(hs_headers, hs_rows)),
         Section("openssl3-builds", "openssl3: the versions and their builds",
-                "<p>" + escape("built from the crates' sources, cached by version and flags")
+                "<p>" + escape("as the run recorded them: the system library, and versions "
+                               "built from the crates' sources (make versions)")
                 + "</p>" + html_table(build_headers, builds)),
     ]  # fmt: skip
     return Reproduction(

@@ -328,11 +328,10 @@ DEVIATIONS = [
 ]
 
 
-def reproduce(target: Target, quick: bool) -> Reproduction:
+def measure(target: Target, quick: bool) -> int:
+    """The core run the prediction comes from, then the thesis's grid through the channel
+    scenario (stored as its own run); the channel run's id."""
     from cryptobench.scenarios.channel.command import Options, start
-    from cryptobench.scenarios.channel.figures import summary
-    from cryptobench.scenarios.channel.report import sections
-    from cryptobench.store import Store
 
     _core_run(target.db)
     note = "reproduce 003" + (" --quick" if quick else "")
@@ -342,10 +341,19 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
     )
     # Each handshake cell five times, as the thesis (§4.3); the other parts once.
     options = replace(options, handshake_runs=model.THESIS_HANDSHAKE_RUNS)
-    run_id = start(options, replace(target, note=note, report=None, json_out=None)).run_id
-    db = Store.open(target.db)
+    return start(options, replace(target, note=note, report=None, json_out=None)).run_id
+
+
+def from_run(db_path, run_id: int, quick: bool) -> Reproduction:
+    """The thesis's Tables 5.1-5.7 beside a stored channel run of `measure`, its claims
+    judged."""
+    from cryptobench.scenarios.channel.figures import summary
+    from cryptobench.scenarios.channel.report import sections
+    from cryptobench.store import Store
+
+    db = Store.open(db_path)
     figures = db.figures(run_id)
-    machine, libraries, noise = evidence.of_run(target.db, run_id)
+    machine, libraries, noise = evidence.of_run(db_path, run_id)
     spec = db.run(run_id).settings.get("scenario", {})
     text = summary(figures, spec) + "\n\nThe paper beside us (" + model.PAPER_SOURCE + "):\n\n"
     text += tables(figures)

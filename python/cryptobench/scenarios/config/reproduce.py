@@ -88,28 +88,33 @@ def criteria_data(
     return data
 
 
-def reproduce(target: Target, quick: bool) -> Reproduction:
-    from cryptobench.scenarios.config import SCENARIO
+def measure(target: Target, quick: bool) -> int:
+    """The thesis's benchmark at its settings (or the quick variant), stored; the run's id."""
     from cryptobench.scenarios.config.command import Options, start
-    from cryptobench.scenarios.config.figures import from_figures, summary_of
-    from cryptobench.scenarios.config.report import section
-    from cryptobench.store import Store
 
     note = "reproduce 000" + (" --quick" if quick else "")
     # The thesis's libraries only: each other one adds 95,854 PBKDF2 derivations of 15,000
     # iterations to the full grid, and no claim is about them.
     options = Options(quick=quick, thesis_providers=True)
-    started = start(options, replace(target, note=note))
-    run_id = started.run_id
+    return start(options, replace(target, note=note)).run_id
+
+
+def from_run(db_path, run_id: int, quick: bool) -> Reproduction:
+    """The thesis's tables beside a stored run of `measure`, and its claims judged."""
+    from cryptobench.scenarios.config import SCENARIO
+    from cryptobench.scenarios.config.figures import from_figures, summary_of
+    from cryptobench.scenarios.config.report import section
+    from cryptobench.store import Store
+
+    run = SCENARIO.stored(Store.open(db_path), run_id)
     not_done: list[str] = []
-    if started.status != 0:
-        not_done.append(f"the scenario stopped with exit status {started.status}")
-    run = SCENARIO.stored(Store.open(target.db), run_id)
+    if run.info.status != "complete":
+        not_done.append(f"the scenario's run ended {run.info.status}, not complete")
     stored: Any = from_figures(run.figures, settings_of(run))
     if not stored.samples:
-        return Reproduction("000", TITLE, [], "no figures", [], not_reproduced=not_done)
+        return Reproduction("000", TITLE, [run_id], "no figures", [], not_reproduced=not_done)
     results = stored.analyse()
-    machine, libraries, noise = evidence.of_run(target.db, run_id)
+    machine, libraries, noise = evidence.of_run(db_path, run_id)
     not_done.append(
         "the thesis's machine and library versions: ours are newer, so compare factors and "
         "rankings, not seconds"

@@ -44,7 +44,9 @@ DEVIATIONS = [
 ]
 
 
-def reproduce(target: Target, quick: bool) -> Reproduction:
+def measure(target: Target, quick: bool) -> int:
+    """EvalMe's grid (or the quick variant) through the process scenario, stored; the run's
+    id."""
     from cryptobench.scenarios.process.command import Options, start
 
     note = "reproduce 004" + (" --quick" if quick else "")
@@ -54,8 +56,7 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
         options = Options(**paper, sizes=sizes, runs=QUICK_RUNS, roundtrip=True)
     else:
         options = Options(**paper, roundtrip=True)
-    run_id = start(options, replace(target, note=note)).run_id
-    return from_run(target.db, run_id, quick)
+    return start(options, replace(target, note=note)).run_id
 
 
 def from_run(db_path, run_id: int, quick: bool) -> Reproduction:

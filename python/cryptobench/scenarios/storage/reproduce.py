@@ -31,12 +31,9 @@ COLUMNS = (
 )
 
 
-def reproduce(target: Target, quick: bool) -> Reproduction:
+def measure(target: Target, quick: bool) -> int:
+    """The storage scenario at the paper's settings (or quick), stored; the run's id."""
     from cryptobench.scenarios.storage.command import Options, start
-    from cryptobench.scenarios.storage.figures import _medians, summary
-    from cryptobench.scenarios.storage.report import sections
-    from cryptobench.store import Store
-    from cryptobench.tables import text_table
 
     note = "reproduce 002" + (" --quick" if quick else "")
     options = (
@@ -44,8 +41,17 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
         if quick
         else Options(backings="ext4", size="1G", runs=1)
     )
-    run_id = start(options, replace(target, note=note)).run_id
-    db = Store.open(target.db)
+    return start(options, replace(target, note=note)).run_id
+
+
+def from_run(db_path, run_id: int, quick: bool) -> Reproduction:
+    """The paper's bonnie and dd tables beside a stored run of `measure`, its claims judged."""
+    from cryptobench.scenarios.storage.figures import _medians, summary
+    from cryptobench.scenarios.storage.report import sections
+    from cryptobench.store import Store
+    from cryptobench.tables import text_table
+
+    db = Store.open(db_path)
     figures = db.figures(run_id)
     spec = db.run(run_id).settings.get("scenario", {})
     ours = _medians(figures, "throughput")
@@ -87,7 +93,7 @@ def reproduce(target: Target, quick: bool) -> Reproduction:
         for f in figures
         if f.metric == "passed" and f.key.get("check") == "wrong password refused"
     ]
-    machine, libraries, noise = evidence.of_run(target.db, run_id)
+    machine, libraries, noise = evidence.of_run(db_path, run_id)
     data = {
         "noise": noise.threshold,
         "dd_ratio": ratio_to_clean("dd write"),
