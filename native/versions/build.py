@@ -200,7 +200,8 @@ def add_libssl(name: str, home: Path, jobs: int) -> None:
         "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     write_record(record, data)
-    log(f"{name}: libssl.a added in {seconds:.0f} s ({', '.join(f'{k} {v} s' for k, v in done.items())})")
+    steps = ", ".join(f"{k} {v} s" for k, v in done.items())
+    log(f"{name}: libssl.a added in {seconds:.0f} s ({steps})")
 
 
 def build_openssl(name: str, jobs: int) -> Path:
