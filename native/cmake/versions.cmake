@@ -77,6 +77,10 @@ function(cb_versioned_provider record)
   target_compile_options(${target} PRIVATE -Wall -Wextra)
   target_compile_definitions(${target} PRIVATE CB_PROVIDER_NAME="${name}"
     CB_BUILD_RECORD="${crate}, ${flags}, built in ${seconds} s")
+  # A build with libssl (build.py adds it to an OpenSSL build) offers the in-memory handshake.
+  if(libs MATCHES "/libssl\\.a")
+    target_compile_definitions(${target} PRIVATE CB_HAS_LIBSSL)
+  endif()
   target_link_libraries(${target} PRIVATE nlohmann_json::nlohmann_json ${libs} Threads::Threads
     ${CMAKE_DL_LIBS})
   target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL"

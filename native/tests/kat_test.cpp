@@ -42,8 +42,8 @@ class GateTest : public ::testing::TestWithParam<GateCase> {};
 TEST_P(GateTest, PassesKnownAnswersAndRoundTrip) {
   const auto& c = GetParam();
   const AlgorithmInfo& info = *find_algorithm(c.algorithm);
-  const bool asymmetric =
-      is_public_key(info.kind) || info.kind == Kind::Kdf || info.kind == Kind::Keyload;
+  const bool asymmetric = is_public_key(info.kind) || info.kind == Kind::Kdf ||
+                          info.kind == Kind::Keyload || info.kind == Kind::Handshake;
   ByteStream stream(99);
   Params params;
   Bytes input;
@@ -58,11 +58,18 @@ TEST_P(GateTest, PassesKnownAnswersAndRoundTrip) {
   }
   const GateReport g = run_gate(c.provider, info, c.op, input, params, true);
   EXPECT_TRUE(g.ok) << g.reason;
-  // keyload says how the decoded key was checked (signed with, or compared part by part).
+  // keyload says how the decoded key was checked (signed with, or compared part by part); a
+  // handshake, that a tampered server flight failed.
   if (info.kind == Kind::Keyload)
     EXPECT_NE(g.roundtrip.find("decoded"), std::string::npos) << g.roundtrip;
+  else if (info.kind == Kind::Handshake)
+    EXPECT_NE(g.roundtrip.find("one byte flipped fails"), std::string::npos) << g.roundtrip;
   else
     EXPECT_EQ(g.roundtrip, "passed");
+  if (info.kind == Kind::Handshake) {  // no known answer: two checked handshakes instead
+    EXPECT_EQ(g.kat.rfind("2 handshakes: TLSv1.3, ", 0), 0u) << g.kat;
+    return;
+  }
   // Key generation and OAEP (no published SHA-256 vectors) have no known answer: the report
   // says so instead.
   if (c.op != OpKind::Keygen && !(info.kind == Kind::PkEncryption && pk_vectors_for(info).empty()))
@@ -88,7 +95,8 @@ TEST(Catalogue, EveryProviderNamesOnlyCatalogueAlgorithms) {
 TEST(Catalogue, EveryAlgorithmHasVectors) {
   for (const auto& a : algorithms()) {
     if (a.kind == Kind::KeyPair || a.kind == Kind::PkEncryption) continue;  // see the gate test
-    if (is_public_key(a.kind) || a.kind == Kind::Kdf || a.kind == Kind::Keyload)
+    if (is_public_key(a.kind) || a.kind == Kind::Kdf || a.kind == Kind::Keyload ||
+        a.kind == Kind::Handshake)
       EXPECT_FALSE(pk_vectors_for(a).empty()) << a.name;
     else
       EXPECT_FALSE(vectors_for(a).empty()) << a.name;

@@ -142,16 +142,66 @@ def step(home: Path, done: dict, name: str, cmd: list[str], cwd: Path) -> None:
     (home / "timing.json").write_text(json.dumps(done, indent=2) + "\n")
 
 
+# The static libraries of an OpenSSL build, in link order: libssl (the in-memory handshake,
+# native/src/providers/openssl_tls.hpp) needs libcrypto after it.
+OPENSSL_LIBRARIES = ["prefix/lib/libssl.a", "prefix/lib/libcrypto.a"]
+
+
 def install_openssl(src: Path, build: Path, prefix: Path) -> None:
-    """libcrypto.a and the headers (the source's and the generated ones): all the adapters
-    need. libssl is not built (the TLS handshake is not measured yet)."""
+    """libcrypto.a, libssl.a and the headers (the source's and the generated ones): all the
+    adapters need."""
     (prefix / "lib").mkdir(parents=True, exist_ok=True)
-    shutil.copy2(build / "libcrypto.a", prefix / "lib" / "libcrypto.a")
+    for lib in ("libcrypto.a", "libssl.a"):
+        shutil.copy2(build / lib, prefix / "lib" / lib)
     headers = prefix / "include" / "openssl"
     headers.mkdir(parents=True, exist_ok=True)
     for d in (src / "include" / "openssl", build / "include" / "openssl"):
         for h in d.glob("*.h"):
             shutil.copy2(h, headers / h.name)
+
+
+def configure_openssl(src: Path, prefix: Path) -> list[str]:
+    return ["perl", str(src / "Configure"), "linux-x86_64", f"--prefix={prefix}",
+            f"--openssldir={prefix / 'ssl'}", "--libdir=lib", *OPENSSL_FLAGS]  # fmt: skip
+
+
+def add_libssl(name: str, home: Path, jobs: int) -> None:
+    """libssl.a for a build made before libssl was part of the recipe (libcrypto.a only). It is
+    not a flag: the same Configure options and compiler, so the flags hash and the cached
+    libcrypto.a stay, and only libssl's objects are compiled (in a build tree of their own,
+    Configure and the generated headers first). Its time goes into build.json as `libssl`."""
+    entry = TABLE[name]
+    record = home / "build.json"
+    data = json.loads(record.read_text())
+    src = crate_source(entry["crate"], entry["crate_version"]) / entry["subdir"]
+    build, prefix = home / "build-libssl", home / "prefix"
+    done = {k: v for k, v in timed_steps(home).items() if k.startswith("libssl ")}
+    if "libssl configure" not in done:
+        shutil.rmtree(build, ignore_errors=True)
+        build.mkdir(parents=True)
+    log(f"{name}: adding libssl.a to the build in {home} (log: {home / 'build.log'})")
+    all_steps = timed_steps(home)
+    for step_name, cmd in (
+        ("libssl configure", configure_openssl(src, prefix)),
+        ("libssl generate", ["make", "build_generated"]),
+        ("libssl make", ["make", f"-j{jobs}", "libssl.a"]),
+    ):
+        step(home, all_steps, step_name, cmd, build)
+        done[step_name] = all_steps[step_name]
+    shutil.copy2(build / "libssl.a", prefix / "lib" / "libssl.a")
+    shutil.rmtree(build)
+    seconds = round(sum(done.values()), 1)
+    data["libraries"] = OPENSSL_LIBRARIES
+    data["libssl"] = {
+        "seconds": seconds,
+        "steps": done,
+        "jobs": jobs,
+        "load": os.getloadavg()[0],
+        "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    write_record(record, data)
+    steps = ", ".join(f"{k} {v} s" for k, v in done.items())
+    log(f"{name}: libssl.a added in {seconds:.0f} s ({steps})")
 
 
 def build_openssl(name: str, jobs: int) -> Path:
@@ -163,6 +213,8 @@ def build_openssl(name: str, jobs: int) -> Path:
     if record.exists():
         cached = json.loads(record.read_text())
         log(f"{name}: cached in {home} (built in {cached['seconds']} s)")
+        if "prefix/lib/libssl.a" not in cached["libraries"]:
+            add_libssl(name, home, jobs)
         return home
     src = crate_source(crate, crate_version) / entry["subdir"]
     build, prefix = home / "build", home / "prefix"
@@ -170,12 +222,10 @@ def build_openssl(name: str, jobs: int) -> Path:
     if "configure" not in done:  # nothing to resume
         shutil.rmtree(home, ignore_errors=True)
         build.mkdir(parents=True)
-    configure = ["perl", str(src / "Configure"), "linux-x86_64", f"--prefix={prefix}",
-                 f"--openssldir={prefix / 'ssl'}", "--libdir=lib", *OPENSSL_FLAGS]  # fmt: skip
     log(f"{name}: building OpenSSL {version} in {home} (log: {home / 'build.log'})")
-    step(home, done, "configure", configure, build)
+    step(home, done, "configure", configure_openssl(src, prefix), build)
     step(home, done, "generate", ["make", "build_generated"], build)
-    step(home, done, "make", ["make", f"-j{jobs}", "libcrypto.a"], build)
+    step(home, done, "make", ["make", f"-j{jobs}", "libcrypto.a", "libssl.a"], build)
     install_openssl(src, build, prefix)
     shutil.rmtree(build)
     seconds = sum(v for k, v in done.items() if "(interrupted)" not in k)
@@ -188,7 +238,7 @@ def build_openssl(name: str, jobs: int) -> Path:
             "crate": f"{crate} {crate_version}",
             "flags": OPENSSL_FLAGS,
             "adapter": entry["adapter"],
-            "libraries": ["prefix/lib/libcrypto.a"],
+            "libraries": OPENSSL_LIBRARIES,
             "compiler": compiler_id(),
             "jobs": jobs,
             "seconds": round(seconds, 1),

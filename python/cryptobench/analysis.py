@@ -76,6 +76,17 @@ class CaseResult:
             return None
         return max(0, int(peak - before))
 
+    @property
+    def server_cpu_ns(self) -> float | None:
+        """A handshake case's server CPU per handshake: the median over its samples of the CPU
+        time the server's calls took (the runner's `handshake.server_cpu_ns`, one total per
+        sample) over the sample's handshakes. None for other cases, or where not measured."""
+        totals = (self.measurement.get("handshake") or {}).get("server_cpu_ns")
+        if not totals or len(totals) != len(self.raw_samples):
+            return None
+        per_op = [t / s[0] for t, s in zip(totals, self.raw_samples, strict=True) if s[0] > 0]
+        return stats.median(per_op) if per_op else None
+
     def memory_texts(self) -> tuple[str, str]:
         """Heap bytes per operation and the resident peak's rise, as tables show them: 'not
         measured' where the runner could not count one, never 0; '-' for a case not measured at

@@ -17,7 +17,9 @@ SYMMETRIC_KINDS = ("cipher", "aead", "hash", "mac")
 PUBLIC_KEY_KINDS = ("keypair", "signature", "pk-encryption", "key-agreement", "kem")
 # keyload: decoding an encoded private key or certificate (vectors/encoded-keys.json) into the
 # library's key object; its input is that encoding, not a message of the case's size.
-KINDS = (*SYMMETRIC_KINDS, *PUBLIC_KEY_KINDS, "kdf", "keyload")
+# handshake: one full TLS handshake, client and server in one process over memory buffers (the
+# server's certificate and key from vectors/tls13.json); no input.
+KINDS = (*SYMMETRIC_KINDS, *PUBLIC_KEY_KINDS, "kdf", "keyload", "handshake")
 
 # Output bytes of the digests the catalogue names (`digest`), for the OAEP message limit.
 _DIGEST_BYTES = {"sha1": 20, "sha256": 32, "sha384": 48, "sha512": 64}
@@ -59,9 +61,14 @@ class Algorithm:
         return None
 
     def sizeless(self, operation: str) -> bool:
-        """Key generation, key agreement and key encapsulation take no input, keyload decodes its
-        own encoded key: size 0."""
-        return operation == "keygen" or self.kind in ("key-agreement", "kem", "keyload")
+        """Key generation, key agreement, key encapsulation and handshakes take no input, keyload
+        decodes its own encoded key: size 0."""
+        return operation == "keygen" or self.kind in (
+            "key-agreement",
+            "kem",
+            "keyload",
+            "handshake",
+        )
 
 
 def wire_bytes(entry: dict[str, Any]) -> dict[str, int]:

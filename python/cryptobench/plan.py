@@ -33,6 +33,7 @@ OPERATIONS = (
     "encaps",
     "decaps",
     "keyload",
+    "handshake",
 )
 INPUTS = ("random", "zeros", "text")
 

@@ -265,6 +265,22 @@ def test_003_efficiency_uses_the_busiest_process_like_the_theses_loaded_core():
     assert bulk["scp"]["off"] == [90.0, pytest.approx(50.0)]
 
 
+def test_openssl3_handshake_drop_decides_without_aws_lc_and_is_undecided_only_at_25_percent():
+    """The 1.1.1 -> 3.0 drop (openssl3.4) is judged on the two OpenSSLs alone; AWS-LC's lead
+    (openssl3.5) stays undecided until an aws-lc provider is measured."""
+    drop, lead = (next(s for s in specs_for("openssl3") if s.key == k)
+                  for k in ("openssl3.4", "openssl3.5"))  # fmt: skip
+    published = {"1.1.1": 1773.9, "3.0": 1333.5}
+    [held] = evaluate([drop], {"noise": 0.05, "handshakes_s": published})
+    assert held.holds is True and "0.75" in held.ours
+    same = {"1.1.1": 1500.0, "3.0": 1480.0}
+    [quiet] = evaluate([drop], {"noise": 0.05, "handshakes_s": same})
+    [loud] = evaluate([drop], {"noise": 0.3, "handshakes_s": same})
+    assert quiet.holds is False and loud.holds is None and "30%" in loud.reason
+    [missing] = evaluate([lead], {"noise": 0.05, "handshakes_s": published})
+    assert missing.holds is None and missing.reason == "missing data: aws-lc"
+
+
 def test_openssl3_small_messages_undecided_only_when_the_noise_hides_a_55_percent_drop():
     spec = next(s for s in specs_for("openssl3") if s.key == "openssl3.1")
     same = {"1.1.1": {16: 70.0, 16384: 530.0}, "3.0": {16: 69.0, 16384: 529.0}}

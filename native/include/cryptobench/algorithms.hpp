@@ -24,7 +24,9 @@ enum class Kind {
   Kdf,
   Kem,
   // Decoding an encoded private key or certificate into the library's key object (keyload).
-  Keyload
+  Keyload,
+  // One full TLS handshake, client and server in one process over memory buffers (handshake).
+  Handshake
 };
 enum class OpKind {
   Encrypt,
@@ -37,7 +39,8 @@ enum class OpKind {
   Derive,
   Encaps,
   Decaps,
-  Keyload
+  Keyload,
+  Handshake
 };
 
 struct AlgorithmInfo {

@@ -20,6 +20,9 @@ struct Sample {
   uint64_t ns = 0;      // CLOCK_MONOTONIC nanoseconds for all iterations
   uint64_t ticks = 0;   // TSC ticks for all iterations
   uint64_t cycles = 0;  // core cycles (performance counter) for all iterations; 0 when none
+  // Handshake cases: CPU time of the server's calls in these iterations
+  // (HandshakeOperation::server_cpu_ns); 0 for every other kind.
+  uint64_t server_cpu_ns = 0;
 };
 
 // Time sources, replaceable so calibration can be tested on a fake clock.
@@ -127,6 +130,8 @@ class OpenCase {
   const std::string& timed_check() const { return timed_check_; }
   // Sample requests that began with an untimed re-warm (see sample()).
   uint64_t rewarms() const { return rewarms_; }
+  // Whether this is a handshake case, whose samples carry server_cpu_ns.
+  bool handshake() const { return handshake_case_; }
 
   // Takes one sample (status must be Ok) and records it. Throws Error when the library fails.
   // A sample that starts more than kVisitGapNs after the previous one ended (another case or
@@ -148,6 +153,9 @@ class OpenCase {
   void open_public_key(Provider& provider, const AlgorithmInfo& info, OpKind op);
   // keyload: the measured input is the algorithm's encoded key (vectors/encoded-keys.json).
   void open_keyload(Provider& provider, const AlgorithmInfo& info, OpKind op);
+  // handshake: no input; the server's certificate and key are the algorithm's
+  // (vectors/tls13.json).
+  void open_handshake(Provider& provider, const AlgorithmInfo& info, OpKind op);
   // The output a fresh instance gives for `input` (what the gate's round trip verified), and
   // whether it is deterministic; sets expected_, ref_len_, deterministic_.
   void compute_reference(Provider& provider, const Params& params, OpKind op, const Bytes& input);
@@ -163,6 +171,9 @@ class OpenCase {
   std::string reason_;
   GateReport gate_;
   std::unique_ptr<Operation> op_;
+  // Handshake cases: op_ itself, for the server's CPU time and the facts of the timed instance.
+  HandshakeOperation* handshake_ = nullptr;
+  bool handshake_case_ = false;
   uint8_t* block_ = nullptr;
   uint8_t* in_ = nullptr;
   uint8_t* out_ = nullptr;

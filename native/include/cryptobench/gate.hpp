@@ -39,6 +39,23 @@ GateReport run_gate(const std::string& provider, const AlgorithmInfo& info, OpKi
 GateReport run_pk_gate(const std::string& provider, const AlgorithmInfo& info, OpKind op,
                        const Bytes& input, const Params& params, bool agreement);
 
+// The gate for TLS handshakes (gate_handshake.cpp), on one prepared HandshakeOperation with the
+// algorithm's server certificate and key (vectors/tls13.json):
+// 1. two handshakes complete, each with the vector's version, cipher suite and group, the client
+//    having verified the server's certificate, and client and server deriving the same exporter
+//    value (so the same secrets from the same transcript), a new one in each handshake;
+// 2. the tampered-record control: with one byte of the server's first flight flipped (in
+//    ServerHello.random, then its last byte) the handshake fails, and the next one completes.
+GateReport run_handshake_gate(const std::string& provider, const AlgorithmInfo& info,
+                              bool agreement, bool known_answers_only = false);
+// The server's certificate, key and host name for a handshake algorithm (vectors/tls13.json);
+// throws Error when its vector is missing.
+Params handshake_params(const AlgorithmInfo& info);
+// One handshake on `op`, its facts checked against the algorithm's vector: "" or why not. The
+// check of the timed instance runs it on the timed operation.
+std::string check_handshake(HandshakeOperation& op, const AlgorithmInfo& info,
+                            HandshakeFacts* facts = nullptr);
+
 // Step 1 alone (report.ok: every vector passed), for the `agreement` reply's `kat`.
 GateReport run_known_answers(const std::string& provider, const AlgorithmInfo& info, OpKind op);
 

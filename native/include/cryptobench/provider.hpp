@@ -58,6 +58,13 @@ struct Params {
   // Cost parameters by name: pbkdf2-*: iterations; scrypt: N, r, p; argon2id: t (passes),
   // m (memory in KiB), p (lanes). HKDF has none.
   std::map<std::string, uint64_t> cost;
+
+  // TLS handshake (Kind::Handshake): the server's certificate (X.509, DER) and its private key
+  // (unencrypted PKCS#8, DER), and the host name the certificate is for. The client trusts that
+  // certificate alone and verifies the server's against it (vectors/tls13.json).
+  Bytes certificate;
+  Bytes private_key;
+  std::string server_name;
 };
 
 // The cost parameter `name`; throws Unsupported when it is missing.
@@ -88,6 +95,9 @@ const Bytes& key_part(const KeyParts& key, const std::string& name);
 //    PKCS#8 PEM or DER, X.509 PEM or DER; vectors/encoded-keys.json); one run decodes it into
 //    the library's key or certificate object and frees that object; out receives nothing
 //    (returns 0). What the object holds is checked by Provider::decode_key.
+//  * handshake: `in` is ignored (len 0); one run is one complete TLS handshake, client and server
+//    in this thread over memory buffers (HandshakeOperation below); out receives nothing
+//    (returns 0). A handshake that does not complete throws Error.
 // Returns the number of bytes written to out, or throws Error (including on a bad AEAD tag or
 // signature). `out` has room for len + kOutRoom bytes. Buffers may be misaligned on purpose.
 // Room past `len` in every output buffer: the largest output the catalogue has beyond its input,
@@ -117,6 +127,39 @@ class Operation {
     }
   }
   virtual bool refuses_by_status() const { return false; }
+};
+
+// The handshake kind: what the last completed run() of a HandshakeOperation negotiated and
+// derived, read from both sides after it (outside any timed region), for the gate.
+struct HandshakeFacts {
+  std::string version;  // "TLSv1.3" (adapters spell it so, whatever their library's own name)
+  std::string suite;    // RFC 8446 B.4 name: "TLS_AES_128_GCM_SHA256"
+  std::string group;    // key exchange group, lower case: "x25519"
+  // How the client verified the server's certificate (the library's verdict in words); empty
+  // when it did not.
+  std::string verified;
+  // Each side's RFC 8446 7.5 exporter value for kExporterLabel, no context, kExporterBytes long:
+  // equal when both derived the same secrets from the same transcript.
+  Bytes client_exporter, server_exporter;
+};
+constexpr const char* kExporterLabel = "EXPORTER-cryptobench-handshake";
+constexpr size_t kExporterBytes = 32;
+
+// A prepared handshake: contexts (certificate, key, trust anchor, suite, group) set up once;
+// run() makes a new client and server connection, completes one full handshake between them in
+// this thread (no resumption) and keeps the pair until the next run() frees it.
+class HandshakeOperation : public Operation {
+ public:
+  // The facts of the last run() that completed; throws Error when none did.
+  virtual HandshakeFacts facts() = 0;
+  // The next run() only: flips byte `offset` of the server's first flight (ServerHello to
+  // Finished, as written) before the client reads it, so that run must throw Error. An offset
+  // past the flight flips its last byte.
+  virtual void tamper_next(size_t offset) = 0;
+  // CPU time of this thread inside the server's calls (CLOCK_THREAD_CPUTIME_ID) over every run()
+  // so far, ns: the server's share of the handshakes, creating and freeing its connection
+  // included.
+  virtual uint64_t server_cpu_ns() const = 0;
 };
 
 // A variant is the same library on a different code path (e.g. hardware acceleration off).
@@ -162,6 +205,10 @@ class Provider {
   // (docs/leaks.md, "MAC verification").
   virtual std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
                                                         const Params& params);
+  // The handshake kind: prepare() of OpKind::Handshake returns this (the engine and the gate call
+  // it directly, for the facts and the server's CPU time). Throws Unsupported by default.
+  virtual std::unique_ptr<HandshakeOperation> prepare_handshake(const std::string& algorithm,
+                                                                const Params& params);
   // What the library says about its code path: a flat map of strings, e.g.
   // {"hwfeatures": "intel-aesni:intel-pclmul", "ia32cap": "0x...:0x..."}.
   virtual std::map<std::string, std::string> code_path() const = 0;

@@ -37,6 +37,10 @@ struct PkVector {
   Params kdf;    // KDF: salt, info, key (Argon2 secret), aad (Argon2 ad), cost, out_len
   Bytes input;   // KDF: password or HKDF input keying material; keyload: the encoded key
   Bytes output;  // KDF: expected output
+  // Handshake (vectors/tls13.json): the server's certificate and key (Params::certificate,
+  // private_key, server_name), and what the handshake must negotiate.
+  Params server;
+  std::string version, suite, group;
 };
 
 // Directory searched for vector files: set_vectors_dir(), else $CRYPTOBENCH_VECTORS, else the

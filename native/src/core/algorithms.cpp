@@ -16,7 +16,7 @@ using nlohmann::json;
 // The kinds' names, in the order of enum Kind.
 const char* const kKinds[] = {"cipher",  "aead",      "hash",          "mac",
                               "keypair", "signature", "pk-encryption", "key-agreement",
-                              "kdf",     "kem",       "keyload"};
+                              "kdf",     "kem",       "keyload",       "handshake"};
 
 Kind parse_kind(const std::string& name) {
   for (size_t i = 0; i < std::size(kKinds); ++i)
@@ -55,6 +55,9 @@ std::vector<OpKind> kind_operations(const AlgorithmInfo& info) {
       break;
     case Kind::Keyload:
       ops.push_back(OpKind::Keyload);
+      break;
+    case Kind::Handshake:
+      ops.push_back(OpKind::Handshake);
       break;
     case Kind::KeyPair:
       break;
@@ -155,6 +158,8 @@ const char* to_string(OpKind op) {
       return "decaps";
     case OpKind::Keyload:
       return "keyload";
+    case OpKind::Handshake:
+      return "handshake";
   }
   return "?";
 }
@@ -165,13 +170,13 @@ const char* to_string(Kind kind) {
 }
 
 OpKind parse_op(const std::string& name) {
-  for (OpKind op :
-       {OpKind::Encrypt, OpKind::Decrypt, OpKind::Hash, OpKind::Mac, OpKind::Keygen, OpKind::Sign,
-        OpKind::Verify, OpKind::Derive, OpKind::Encaps, OpKind::Decaps, OpKind::Keyload})
+  for (OpKind op : {OpKind::Encrypt, OpKind::Decrypt, OpKind::Hash, OpKind::Mac, OpKind::Keygen,
+                    OpKind::Sign, OpKind::Verify, OpKind::Derive, OpKind::Encaps, OpKind::Decaps,
+                    OpKind::Keyload, OpKind::Handshake})
     if (name == to_string(op)) return op;
-  throw std::invalid_argument(
-      "unknown operation '" + name +
-      "' (encrypt, decrypt, hash, mac, keygen, sign, verify, derive, encaps, decaps, keyload)");
+  throw std::invalid_argument("unknown operation '" + name +
+                              "' (encrypt, decrypt, hash, mac, keygen, sign, verify, derive, "
+                              "encaps, decaps, keyload, handshake)");
 }
 
 }  // namespace cb

@@ -123,7 +123,10 @@ OpenCase::OpenCase(CaseSpec spec, Clock& clock) : spec_(std::move(spec)), clock_
     status_ = CaseStatus::Failed;
     reason_ = e.what();
   }
-  if (status_ != CaseStatus::Ok) op_.reset();
+  if (status_ != CaseStatus::Ok) {
+    handshake_ = nullptr;
+    op_.reset();
+  }
 }
 
 OpenCase::~OpenCase() { std::free(block_); }
@@ -156,6 +159,10 @@ void OpenCase::open() {
 
   if (info->kind == Kind::Keyload) {
     open_keyload(*provider, *info, op);
+    return;
+  }
+  if (info->kind == Kind::Handshake) {
+    open_handshake(*provider, *info, op);
     return;
   }
   if (is_public_key(info->kind) || info->kind == Kind::Kdf) {
@@ -287,10 +294,15 @@ bool OpenCase::canaries_intact() const {
 
 void OpenCase::measure_heap_and_calibrate(Provider& provider, const Params& params, OpKind op) {
   heap::start();
-  if (op == OpKind::Keygen)
+  if (op == OpKind::Keygen) {
     op_ = std::make_unique<KeygenOperation>(provider, spec_.algorithm);
-  else
+  } else if (op == OpKind::Handshake) {
+    auto handshake = provider.prepare_handshake(spec_.algorithm, params);
+    handshake_ = handshake.get();
+    op_ = std::move(handshake);
+  } else {
     op_ = provider.prepare(spec_.algorithm, op, params);
+  }
   const heap::Counters prep = heap::stop();
   heap_.prepare_allocs = prep.allocs;
   heap_.prepare_bytes = prep.bytes;
@@ -428,6 +440,20 @@ void OpenCase::open_keyload(Provider& provider, const AlgorithmInfo& info, OpKin
   measure_heap_and_calibrate(provider, params, op);
 }
 
+void OpenCase::open_handshake(Provider& provider, const AlgorithmInfo& info, OpKind op) {
+  if (spec_.size != 0)
+    throw Unsupported("handshake " + spec_.algorithm + " takes no input: size must be 0");
+  if (!spec_.cost.empty()) throw Unsupported(spec_.algorithm + " takes no cost parameters");
+  handshake_case_ = true;
+  const Params params = handshake_params(info);
+  gate_ = run_gate(spec_.provider, info, op, {}, params, spec_.agreement);
+  if (!gate_.ok) throw Error(gate_.reason);
+  // Nothing to compare byte for byte (every handshake is new): the check of the timed instance
+  // runs one more checked handshake on it instead.
+  allocate_buffers({}, kSlack, false);
+  measure_heap_and_calibrate(provider, params, op);
+}
+
 void OpenCase::run_ops(uint64_t n) {
   Operation& op = *op_;
   if (alternate_tags_) {
@@ -467,6 +493,13 @@ void OpenCase::check_timed_instance() {
   } else if (keygen_) {
     // Key generation writes nothing to the buffers and another key would cost up to seconds
     // (RSA-4096): the canaries are its whole check.
+  } else if (handshake_) {
+    // One more handshake on the timed instance, checked as the gate checks one.
+    if (std::string bad = check_handshake(*handshake_, *find_algorithm(spec_.algorithm));
+        !bad.empty())
+      why = "the timed instance's handshake: " + bad;
+    else if (!canaries_intact())
+      why = "the timed operation wrote past its buffer";
   } else {
     std::memcpy(in_, input_.data(), in_len_);  // in place, the buffer holds a later text
     tag_parity_ = 0;
@@ -493,8 +526,10 @@ void OpenCase::check_timed_instance() {
     timed_check_ = "failed";
     return;
   }
-  timed_check_ = deterministic_ ? "output equals the gated instance's; canaries intact"
-                                : "canaries intact (randomised output: not compared)";
+  timed_check_ = handshake_       ? "one more handshake on it completes, checked as the gate's; "
+                                    "canaries intact"
+                 : deterministic_ ? "output equals the gated instance's; canaries intact"
+                                  : "canaries intact (randomised output: not compared)";
   if (!keygen_) {
     // The coordinator may ask for more samples (adaptive sampling): the buffer goes back to the
     // state sampling starts from, or an in-place AEAD decryption would meet a text whose tag is
@@ -510,6 +545,7 @@ void OpenCase::fail(const std::string& reason) {
   if (status_ != CaseStatus::Failed || reason_.empty()) reason_ = reason;
   status_ = CaseStatus::Failed;
   samples_.clear();
+  handshake_ = nullptr;
   op_.reset();
 }
 
@@ -518,6 +554,7 @@ Sample OpenCase::sample() {
   rewarm_if_visit_began();
   Sample s;
   s.iterations = iterations_;
+  const uint64_t server0 = handshake_ ? handshake_->server_cpu_ns() : 0;
   const uint64_t c0 = core_cycles();
   const uint64_t t0 = clock_.now_ns();
   const uint64_t k0 = clock_.ticks();
@@ -528,6 +565,7 @@ Sample OpenCase::sample() {
   s.ns = t1 - t0;
   s.ticks = k1 - k0;
   s.cycles = c1 - c0;
+  if (handshake_) s.server_cpu_ns = handshake_->server_cpu_ns() - server0;
   samples_.push_back(s);
   last_sample_end_ns_ = t1;
   if (samples_.size() >= spec_.samples) check_timed_instance();

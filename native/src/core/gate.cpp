@@ -123,6 +123,7 @@ bool is_reference_provider(const std::string& name) { return name != "fault"; }
 
 GateReport run_gate(const std::string& provider, const AlgorithmInfo& info, OpKind op,
                     const Bytes& input, const Params& params, bool agreement) {
+  if (info.kind == Kind::Handshake) return run_handshake_gate(provider, info, agreement);
   if (is_public_key(info.kind) || info.kind == Kind::Kdf || info.kind == Kind::Keyload)
     return run_pk_gate(provider, info, op, input, params, agreement);
   Provider* p = get_provider(provider);
@@ -132,6 +133,7 @@ GateReport run_gate(const std::string& provider, const AlgorithmInfo& info, OpKi
 }
 
 GateReport run_known_answers(const std::string& provider, const AlgorithmInfo& info, OpKind op) {
+  if (info.kind == Kind::Handshake) return run_handshake_gate(provider, info, false, true);
   if (is_public_key(info.kind) || info.kind == Kind::Kdf || info.kind == Kind::Keyload)
     return run_pk_known_answers(provider, info, op);
   Provider* p = get_provider(provider);

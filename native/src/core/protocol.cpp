@@ -366,6 +366,13 @@ json result_message(const OpenCase& c) {
                  {"rss_before_kb", kb_or_null(h.rss_before_kb)},
                  {"rss_peak_kb", kb_or_null(h.rss_peak_kb)}};
     r["rewarms"] = c.rewarms();
+    if (c.handshake()) {
+      // The server's share of each sample's handshakes (docs/protocol.md, `handshake`).
+      json server = json::array();
+      for (const auto& smp : c.samples()) server.push_back(smp.server_cpu_ns);
+      r["handshake"] = {{"server_cpu_ns", server},
+                        {"clock", "CLOCK_THREAD_CPUTIME_ID around the server's calls"}};
+    }
     const ClockCheck& k = c.clock_check();
     r["clock"] = {{"ghz_open", k.ghz_open}, {"ghz_close", k.ghz_close}};
   }

@@ -91,6 +91,11 @@ KeyParts Provider::decode_key(const std::string& algorithm, const Bytes&) {
   throw Unsupported(name() + " cannot decode " + algorithm);
 }
 
+std::unique_ptr<HandshakeOperation> Provider::prepare_handshake(const std::string& algorithm,
+                                                                const Params&) {
+  throw Unsupported(name() + " does not offer " + algorithm);
+}
+
 std::unique_ptr<Operation> Provider::prepare_mac_verify(const std::string& algorithm,
                                                         const Params&) {
   throw Unsupported("the " + name() + " adapter has no MAC verification of " + algorithm +

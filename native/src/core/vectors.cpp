@@ -74,6 +74,22 @@ PkVector parse_pk_vector(const nlohmann::json& v, const AlgorithmInfo& info,
       require(out.input, "encoded");
       if (out.key.empty()) throw std::runtime_error(where + ".key: missing or empty");
       break;
+    case Kind::Handshake: {  // vectors/tls13.json: the server's certificate and the negotiation
+      out.server.certificate = hex_field(v, "certificate", where);
+      out.server.private_key = hex_field(v, "private_key", where);
+      require(out.server.certificate, "certificate");
+      require(out.server.private_key, "private_key");
+      auto text = [&](const char* field) {
+        if (!v.contains(field) || !v[field].is_string() || v[field].get<std::string>().empty())
+          throw std::runtime_error(where + "." + field + ": missing or not a string");
+        return v[field].get<std::string>();
+      };
+      out.server.server_name = text("server_name");
+      out.version = text("version");
+      out.suite = text("suite");
+      out.group = text("group");
+      break;
+    }
     case Kind::Kdf:
       out.input = hex_field(v, "input", where);
       out.output = hex_field(v, "output", where);

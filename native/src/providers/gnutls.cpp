@@ -3,16 +3,21 @@
 // SHA-NI; OpenSSL's CRYPTOGAMS code) in front of Nettle, which does everything else and makes
 // its own run-time CPU selection. The variants switch these two layers off one after the other.
 // Public-key operations go through the abstract key API (gnutls_privkey_* / gnutls_pubkey_*);
-// keyload decodes PKCS#8 keys into it and certificates into a gnutls_x509_crt_t.
+// keyload decodes PKCS#8 keys into it and certificates into a gnutls_x509_crt_t. The handshake
+// kind is a client and a server session over in-memory transport functions.
 #include <gnutls/abstract.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 
 #include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
@@ -651,6 +656,251 @@ bool usable(const std::string& ours) {
   return false;
 }
 
+// ---- the in-memory TLS 1.3 handshake (catalogue kind `handshake`) -------------------------------
+//
+// A client and a server session in one thread; each writes, through its transport push function,
+// into a byte queue the other's pull function reads, and a pull from an empty queue says EAGAIN,
+// as a non-blocking socket would. One run is one full handshake. The priority strings allow
+// exactly the case's suite, group and signature scheme; no session tickets (no resumption).
+struct TlsRow {
+  const char* ours;
+  const char* priority;
+};
+constexpr TlsRow kTls[] = {
+    {"tls13-x25519-ecdsa-p256",
+     "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:-GROUP-ALL:+GROUP-X25519:-SIGN-ALL:"
+     "+SIGN-ECDSA-SECP256R1-SHA256"},
+    {"tls13-x25519-rsa-2048",
+     "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:-GROUP-ALL:+GROUP-X25519:-SIGN-ALL:"
+     "+SIGN-RSA-PSS-RSAE-SHA256"},
+};
+
+const TlsRow* lookup_tls(const std::string& ours) {
+  for (const auto& r : kTls)
+    if (ours == r.ours) return &r;
+  return nullptr;
+}
+
+uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// One direction of the connection: what one side wrote and the other has not read yet.
+struct ByteQueue {
+  Bytes data;
+  size_t read = 0;
+  size_t pending() const { return data.size() - read; }
+};
+
+// What a session's transport functions see: the queue it reads, the one it writes.
+struct Endpoint {
+  gnutls_session_t session = nullptr;
+  ByteQueue* in = nullptr;
+  ByteQueue* out = nullptr;
+};
+
+ssize_t queue_push(gnutls_transport_ptr_t ptr, const void* data, size_t len) {
+  auto* e = static_cast<Endpoint*>(ptr);
+  const auto* p = static_cast<const uint8_t*>(data);
+  e->out->data.insert(e->out->data.end(), p, p + len);
+  return static_cast<ssize_t>(len);
+}
+
+ssize_t queue_pull(gnutls_transport_ptr_t ptr, void* data, size_t len) {
+  auto* e = static_cast<Endpoint*>(ptr);
+  ByteQueue& q = *e->in;
+  if (q.pending() == 0) {
+    gnutls_transport_set_errno(e->session, EAGAIN);
+    return -1;
+  }
+  const size_t n = std::min(len, q.pending());
+  std::memcpy(data, q.data.data() + q.read, n);
+  q.read += n;
+  if (q.read == q.data.size()) {
+    q.data.clear();
+    q.read = 0;
+  }
+  return static_cast<ssize_t>(n);
+}
+
+// Polled, never waited on: data now, or none (the handshake has no timeout, so GnuTLS asks only
+// when it may).
+int queue_pull_timeout(gnutls_transport_ptr_t ptr, unsigned int) {
+  return static_cast<Endpoint*>(ptr)->in->pending() > 0 ? 1 : 0;
+}
+
+std::string lower(const char* s) {
+  std::string out;
+  for (; s && *s; ++s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(*s)));
+  return out;
+}
+
+class TlsHandshakeOp : public HandshakeOperation {
+ public:
+  TlsHandshakeOp(const TlsRow& row, const Params& p) : server_name_(p.server_name) {
+    const gnutls_datum_t cert = datum(p.certificate), key = datum(p.private_key);
+    check(gnutls_certificate_allocate_credentials(&server_cred_), "server credentials");
+    check(gnutls_certificate_set_x509_key_mem2(server_cred_, &cert, &key, GNUTLS_X509_FMT_DER,
+                                               nullptr, 0),
+          "server certificate and key");
+    check(gnutls_certificate_allocate_credentials(&client_cred_), "client credentials");
+    check(gnutls_certificate_set_x509_trust_mem(client_cred_, &cert, GNUTLS_X509_FMT_DER),
+          "trust anchor");
+    const char* err = nullptr;
+    check(gnutls_priority_init(&priority_, row.priority, &err), "priority string");
+  }
+  ~TlsHandshakeOp() override {
+    release();
+    gnutls_priority_deinit(priority_);
+    gnutls_certificate_free_credentials(client_cred_);
+    gnutls_certificate_free_credentials(server_cred_);
+  }
+
+  size_t run(const uint8_t*, size_t, uint8_t*) override {
+    release();  // the previous pair: one connection freed per handshake, as one is made
+    const bool tamper = tamper_;
+    tamper_ = false;
+    try {
+      handshake(tamper);
+    } catch (...) {
+      release();
+      throw;
+    }
+    completed_ = true;
+    return 0;
+  }
+
+  HandshakeFacts facts() override {
+    if (!completed_) throw Error("no completed handshake to read");
+    HandshakeFacts f;
+    auto version = [](gnutls_session_t s) -> std::string {
+      const gnutls_protocol_t v = gnutls_protocol_get_version(s);
+      if (v == GNUTLS_TLS1_3) return "TLSv1.3";
+      const char* name = gnutls_protocol_get_name(v);
+      return name ? name : "?";
+    };
+    auto suite = [](gnutls_session_t s) -> std::string {
+      const char* name = gnutls_ciphersuite_get(s);
+      return name ? name : "(none)";
+    };
+    f.version = version(client_.session);
+    if (version(server_.session) != f.version)
+      f.version = "client " + f.version + ", server " + version(server_.session);
+    f.suite = suite(client_.session);
+    if (suite(server_.session) != f.suite)
+      f.suite = "client " + f.suite + ", server " + suite(server_.session);
+    f.group = lower(gnutls_group_get_name(gnutls_group_get(client_.session)));
+    if (gnutls_session_get_verify_cert_status(client_.session) == 0)
+      f.verified =
+          "gnutls_session_set_verify_cert: the test certificate as the only trust "
+          "anchor, host name " +
+          server_name_;
+    f.client_exporter = exporter(client_.session);
+    f.server_exporter = exporter(server_.session);
+    return f;
+  }
+  void tamper_next(size_t offset) override {
+    tamper_ = true;
+    tamper_at_ = offset;
+  }
+  uint64_t server_cpu_ns() const override { return server_ns_; }
+
+ private:
+  static Bytes exporter(gnutls_session_t s) {
+    Bytes out(kExporterBytes);
+    check(gnutls_prf_rfc5705(s, std::strlen(kExporterLabel), kExporterLabel, 0, nullptr, out.size(),
+                             reinterpret_cast<char*>(out.data())),
+          "exporter");
+    return out;
+  }
+
+  // A session on `cred`, its transport the two queues; no handshake timeout: nothing blocks.
+  void open_session(Endpoint& e, unsigned flags, gnutls_certificate_credentials_t cred,
+                    ByteQueue* in, ByteQueue* out) {
+    check(gnutls_init(&e.session, flags | GNUTLS_NO_TICKETS), "session");
+    e.in = in;
+    e.out = out;
+    check(gnutls_priority_set(e.session, priority_), "priority");
+    check(gnutls_credentials_set(e.session, GNUTLS_CRD_CERTIFICATE, cred), "credentials");
+    gnutls_transport_set_ptr(e.session, &e);
+    gnutls_transport_set_push_function(e.session, queue_push);
+    gnutls_transport_set_pull_function(e.session, queue_pull);
+    gnutls_transport_set_pull_timeout_function(e.session, queue_pull_timeout);
+    gnutls_handshake_set_timeout(e.session, 0);
+  }
+
+  // One handshake step of one side: true when its handshake is complete.
+  static bool step(gnutls_session_t s, const char* side) {
+    const int ret = gnutls_handshake(s);
+    if (ret == GNUTLS_E_SUCCESS) return true;
+    if (ret == GNUTLS_E_AGAIN || ret == GNUTLS_E_INTERRUPTED) return false;
+    throw Error(std::string(side) + ": GnuTLS handshake: " + gnutls_strerror(ret));
+  }
+
+  void handshake(bool tamper) {
+    c2s_ = ByteQueue{};
+    s2c_ = ByteQueue{};
+    open_session(client_, GNUTLS_CLIENT, client_cred_, &s2c_, &c2s_);
+    check(gnutls_server_name_set(client_.session, GNUTLS_NAME_DNS, server_name_.data(),
+                                 server_name_.size()),
+          "server name");
+    gnutls_session_set_verify_cert(client_.session, server_name_.c_str(), 0);
+    const uint64_t t0 = thread_cpu_ns();
+    try {
+      open_session(server_, GNUTLS_SERVER, server_cred_, &c2s_, &s2c_);
+    } catch (...) {
+      server_ns_ += thread_cpu_ns() - t0;
+      throw;
+    }
+    server_ns_ += thread_cpu_ns() - t0;
+    bool client_done = false, server_done = false, tampered = !tamper;
+    // ClientHello; the server's flight; the client's Finished: two rounds, four at most.
+    for (int round = 0; round < 4 && !(client_done && server_done); ++round) {
+      if (!client_done) client_done = step(client_.session, "client");
+      if (!server_done) {
+        const uint64_t s0 = thread_cpu_ns();
+        try {
+          server_done = step(server_.session, "server");
+        } catch (...) {
+          server_ns_ += thread_cpu_ns() - s0;
+          throw;
+        }
+        server_ns_ += thread_cpu_ns() - s0;
+      }
+      if (!tampered && s2c_.pending() > 0) {
+        s2c_.data[s2c_.read + std::min(tamper_at_, s2c_.pending() - 1)] ^= 0x01;
+        tampered = true;
+      }
+    }
+    if (!(client_done && server_done))
+      throw Error("the handshake did not complete in four rounds of both sides");
+  }
+
+  void release() {
+    completed_ = false;
+    if (client_.session) gnutls_deinit(client_.session);
+    client_.session = nullptr;
+    if (server_.session) {
+      const uint64_t t0 = thread_cpu_ns();
+      gnutls_deinit(server_.session);
+      server_ns_ += thread_cpu_ns() - t0;
+      server_.session = nullptr;
+    }
+  }
+
+  std::string server_name_;
+  gnutls_certificate_credentials_t server_cred_ = nullptr, client_cred_ = nullptr;
+  gnutls_priority_t priority_ = nullptr;
+  ByteQueue c2s_, s2c_;
+  Endpoint client_, server_;
+  bool completed_ = false;
+  bool tamper_ = false;
+  size_t tamper_at_ = 0;
+  uint64_t server_ns_ = 0;
+};
+
 class GnutlsProvider : public Provider {
  public:
   std::string name() const override { return "gnutls"; }
@@ -689,7 +939,8 @@ class GnutlsProvider : public Provider {
     accelerators_ = log.empty() ? "(not captured: GnuTLS was initialised elsewhere in the process)"
                                 : accelerators_from(log);
     for (const auto& a : cb::algorithms())
-      if (usable(a.name) || lookup_sig(a.name) || lookup_kdf(a.name) || keyload_row(a))
+      if (usable(a.name) || lookup_sig(a.name) || lookup_kdf(a.name) || keyload_row(a) ||
+          lookup_tls(a.name))
         offered_.push_back(a.name);
   }
   std::vector<std::string> algorithms() const override { return offered_; }
@@ -699,6 +950,7 @@ class GnutlsProvider : public Provider {
     if (std::find(offered_.begin(), offered_.end(), algorithm) == offered_.end())
       throw Unsupported("gnutls does not offer " + algorithm);
     if (keyload_row(*info)) return std::make_unique<KeyloadOp>(*info);
+    if (info->kind == Kind::Handshake) return prepare_handshake(algorithm, params);
     check_param_sizes(*info, params);
 
     if (const Row* r = lookup(kCiphers, algorithm))
@@ -717,6 +969,15 @@ class GnutlsProvider : public Provider {
     }
     if (const KdfRow* r = lookup_kdf(algorithm)) return std::make_unique<KdfOp>(*r, *info, params);
     throw Unsupported("gnutls does not offer " + algorithm + " " + to_string(op));
+  }
+  std::unique_ptr<HandshakeOperation> prepare_handshake(const std::string& algorithm,
+                                                        const Params& params) override {
+    const TlsRow* row = lookup_tls(algorithm);
+    if (!row) throw Unsupported("gnutls does not offer " + algorithm);
+    checked_algorithm(algorithm, OpKind::Handshake);
+    if (params.certificate.empty() || params.private_key.empty() || params.server_name.empty())
+      throw Error(algorithm + ": the server's certificate, key and host name are missing");
+    return std::make_unique<TlsHandshakeOp>(*row, params);
   }
   // GnuTLS has no MAC verification function; gnutls_memcmp is its constant-time comparison.
   std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,

@@ -19,6 +19,14 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <unistd.h>
+#ifdef CB_HAS_LIBSSL  // the in-memory handshake (openssl_tls.hpp)
+#include <openssl/objects.h>
+#include <openssl/ssl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#endif
 
 #include <cstdint>
 #include <cstdlib>
@@ -554,6 +562,9 @@ KeyParts export_public(const AlgorithmInfo& info, const EVP_PKEY* pkey) {
 }
 
 #include "openssl_keyload.hpp"
+#ifdef CB_HAS_LIBSSL
+#include "openssl_tls.hpp"
+#endif
 
 PkeyCtxPtr ctx_for(EVP_PKEY* pkey) {
   PkeyCtxPtr ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, pkey, nullptr));
@@ -927,6 +938,9 @@ class OpensslProvider : public Provider {
       if ((is_public_key(a.kind) && !is_post_quantum(a)) ||
           (a.kind == Kind::Kdf && a.name != "argon2id") || a.kind == Kind::Keyload)
         out.push_back(a.name);
+#ifdef CB_HAS_LIBSSL
+    for (const auto& c : kTlsCases) out.push_back(c.ours);
+#endif
     return out;
   }
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
@@ -935,6 +949,7 @@ class OpensslProvider : public Provider {
     if (!info) throw Unsupported("unknown algorithm " + algorithm);
     if (info->kind == Kind::Keyload)
       return std::make_unique<KeyloadOp>(checked_algorithm(algorithm, op).name);
+    if (info->kind == Kind::Handshake) return prepare_handshake(algorithm, params);
     if (is_legacy(algorithm)) load_legacy();
     if (const char* evp = lookup(kCiphers, algorithm))
       return std::make_unique<CipherOp>(*info, evp, op, params);
@@ -958,6 +973,12 @@ class OpensslProvider : public Provider {
     decode_encoded(encoding_of(algorithm), encoded.data(), encoded.size(), decoded);
     return decoded.cert ? export_public(info, decoded.key()) : export_key(info, decoded.key());
   }
+#ifdef CB_HAS_LIBSSL
+  std::unique_ptr<HandshakeOperation> prepare_handshake(const std::string& algorithm,
+                                                        const Params& params) override {
+    return prepare_tls_handshake(algorithm, params);
+  }
+#endif
   // OpenSSL has no MAC verification function; CRYPTO_memcmp is its constant-time comparison.
   std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
                                                 const Params& params) override {

@@ -7,8 +7,9 @@
 // Offered: the symmetric ciphers, AEADs, digests and MACs; keyload (openssl_keyload.hpp, whose
 // decoded keys are exported part by part with RSA_get0_key & co.); and signatures -- RSA PKCS#1
 // v1.5 and PSS, ECDSA on P-256/384/521, Ed25519, with key generation for the last two -- whose
-// keys are imported part by part with RSA_set0_key & co. ("signatures" below). Public-key
-// encryption, key agreement and KDFs are not on this path yet: their cases say so.
+// keys are imported part by part with RSA_set0_key & co. ("signatures" below); and, where the
+// build has libssl, the in-memory TLS 1.3 handshake (openssl_tls.hpp). Public-key encryption,
+// key agreement and KDFs are not on this path yet: their cases say so.
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/cmac.h>
@@ -21,6 +22,14 @@
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
+#ifdef CB_HAS_LIBSSL  // the in-memory handshake (openssl_tls.hpp)
+#include <openssl/objects.h>
+#include <openssl/ssl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -224,6 +233,9 @@ class CmacOp : public Operation {
 };
 
 #include "openssl_keyload.hpp"
+#ifdef CB_HAS_LIBSSL
+#include "openssl_tls.hpp"
+#endif
 
 Bytes bn_bytes(const BIGNUM* bn, size_t width = 0) {
   if (!bn) throw Error(CB_PROVIDER_NAME ": the decoded key lacks a part");
@@ -555,6 +567,9 @@ class Openssl11Provider : public Provider {
     for (const auto& r : kMacs) out.push_back(r.ours);
     for (const auto& a : cb::algorithms())
       if (a.kind == Kind::Keyload || signature_offered(a)) out.push_back(a.name);
+#ifdef CB_HAS_LIBSSL
+    for (const auto& c : kTlsCases) out.push_back(c.ours);
+#endif
     return out;
   }
   KeyParts generate_key(const std::string& algorithm) override {
@@ -593,6 +608,7 @@ class Openssl11Provider : public Provider {
     }
     if (info->kind == Kind::Keyload)
       return std::make_unique<KeyloadOp>(checked_algorithm(algorithm, op).name);
+    if (info->kind == Kind::Handshake) return prepare_handshake(algorithm, params);
     if (signature_offered(*info)) {
       checked_algorithm(algorithm, op);
       if (info->name == "ed25519") return std::make_unique<EddsaOp>(*info, op, params);
@@ -604,6 +620,12 @@ class Openssl11Provider : public Provider {
                         "1.1.1-API path yet");
     throw Unsupported(std::string(CB_PROVIDER_NAME " does not offer ") + algorithm);
   }
+#ifdef CB_HAS_LIBSSL
+  std::unique_ptr<HandshakeOperation> prepare_handshake(const std::string& algorithm,
+                                                        const Params& params) override {
+    return prepare_tls_handshake(algorithm, params);
+  }
+#endif
   // No MAC verification function; CRYPTO_memcmp is OpenSSL's constant-time comparison.
   std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
                                                 const Params& params) override {

@@ -32,9 +32,9 @@ def register(sub, db: argparse.ArgumentParser) -> None:
 
 def check_case(info: dict, provider: str, operation: str, n: int) -> dict[str, Any]:
     """A small case of every kind: 1000 bytes (1024 for block ciphers), 32 for a public-key
-    message or a (printable) password, nothing for key generation, key agreement, KEMs and keyload
-    (which decodes its own encoded key)."""
-    if operation == "keygen" or info["kind"] in ("key-agreement", "kem", "keyload"):
+    message or a (printable) password, nothing for key generation, key agreement, KEMs, keyload
+    (which decodes its own encoded key) and handshakes."""
+    if operation == "keygen" or info["kind"] in ("key-agreement", "kem", "keyload", "handshake"):
         size = 0
     elif info["kind"] in ("cipher", "aead", "hash", "mac"):
         size = 1024 if info["block_bytes"] > 1 else 1000

@@ -44,7 +44,7 @@ def register(sub, db: argparse.ArgumentParser) -> None:
         action="append",
         metavar="LIST",
         help="operations, comma-separated: encrypt, decrypt, hash, mac, keygen, sign, verify, "
-        "derive, encaps, decaps, keyload",
+        "derive, encaps, decaps, keyload, handshake",
     )
     c.add_argument("-s", "--sizes", metavar="LIST", help="message sizes, e.g. 16,1K,64KiB,1M")
     c.add_argument("--samples", type=positive_int, metavar="N", help="samples per case")

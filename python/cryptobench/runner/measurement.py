@@ -15,7 +15,7 @@ from cryptobench.plan import CaseSpec
 from cryptobench.runner.discovery import list_capabilities, runner_paths
 from cryptobench.runner.process import RunnerFailure, ServeProcess
 
-MEASUREMENT_FIELDS = ("layout", "clock", "rewarms", "heap", "jvm")
+MEASUREMENT_FIELDS = ("layout", "clock", "rewarms", "heap", "jvm", "handshake")
 
 
 @dataclass
