@@ -202,6 +202,20 @@ def test_000_per_value_claims_need_each_librarys_own_kdf():
                 assert claim.holds is evaluate([spec], data)[0].holds, spec.key
 
 
+def test_000_heap_order_needs_a_gap_of_half_the_thesiss_six_kib():
+    """Table 4.2's plugin heaps differ by 6.0 KiB; ours is a whole process's peak, so a gap under
+    half of that tells no order (a full run measured 32 bytes in 1.7 MiB): undecided."""
+    spec = next(s for s in specs_for("000") if s.key == "000.5")
+    for heap, holds in (
+        ((1_778_080, 1_778_048), None),
+        ((1_778_080, 1_778_080 - 3_200), True),
+        ((1_778_080 - 3_200, 1_778_080), False),
+    ):
+        [claim] = evaluate([spec], _000(heap=heap))
+        assert claim.holds is holds, (heap, claim)
+    assert "half the thesis's 6.0 KiB" in evaluate([spec], _000(heap=(100, 68)))[0].reason
+
+
 def test_003_rsa_steps_must_exceed_the_handshake_runs_own_spread():
     """Five handshake runs per cell, as the thesis: a step smaller than their spread decides
     nothing, however quiet the machine's calibration says it is."""

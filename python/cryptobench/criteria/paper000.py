@@ -35,6 +35,10 @@ THESIS_WHOLEFILE_H = {"read": 0.005, "write": 0.007}  # Table 6.2
 # botan_operations.cpp HMAC(SHA_256)); the thesis text names no hash.
 THESIS_KDF = {"gcrypt": "pbkdf2-sha512", "openssl": "pbkdf2-sha1", "botan": "pbkdf2-sha256"}
 ORDER = math.sqrt(10)  # "the same order of magnitude": within a factor √10 either way
+# Table 4.2: the crypto plugin's heap, OpenSSL 70.0 KiB and Botan 64.0 KiB. Ours is a whole
+# process's peak above the plain read, where the plugin is a small part: an order is only told
+# when the two differ by at least half the thesis's 6.0 KiB.
+THESIS_HEAP_GAP = 6.0 * 1024
 
 
 def _ms(v: float) -> str:
@@ -119,8 +123,14 @@ def heap_order(d):
     heap = need(d, "heap_overhead_bytes")
     if "openssl" not in heap or "botan" not in heap:
         raise Missing("heap_overhead_bytes[openssl, botan]")
-    ours = f"OpenSSL {heap['openssl'] / 1024:.1f} KiB, Botan {heap['botan'] / 1024:.1f} KiB"
-    return Verdict(heap["botan"] < heap["openssl"], ours)
+    gap = heap["openssl"] - heap["botan"]
+    ours = (
+        f"OpenSSL {heap['openssl'] / 1024:.1f} KiB, Botan {heap['botan'] / 1024:.1f} KiB "
+        f"(Botan {gap:+,.0f} B below)"
+    )
+    if abs(gap) < THESIS_HEAP_GAP / 2:
+        return Verdict(None, ours, "the two differ by less than half the thesis's 6.0 KiB")
+    return Verdict(gap > 0, ours)
 
 
 def confcrypt_faster(d):
@@ -183,8 +193,9 @@ SPECS = (
         "Botan allocates less heap than OpenSSL for the crypto plugin",
         "Table 4.2; §6.1 (RQ1: 6.0 KiB less)",
         "OpenSSL 70.0 KiB, Botan 64.0 KiB (Massif; libgcrypt not measurable)",
-        "peak live heap above the plain read, same n: Botan's below OpenSSL's (an order; heap "
-        "counts are exact, so no noise margin)",
+        "peak live heap above the plain read, same n: Botan's below OpenSSL's by at least half "
+        "the thesis's 6.0 KiB (the reverse by as much: does not hold; closer: undecided, as a "
+        "whole process's peak cannot tell a smaller order)",
         heap_order,
     ),
     Spec(
