@@ -7,7 +7,8 @@ provider (`openssl@3.5`, ...) it
 1. fetches the crate that carries the library's source from crates.io with cargo (a throwaway
    Cargo project pinned to that exact crate version, `cargo fetch`) and unpacks the `.crate` file
    from cargo's own cache: no download from anywhere but the registry cargo already uses;
-2. builds the library, static and position-independent, into
+2. builds the library (OpenSSL with its Configure; liboqs, AWS-LC and BoringSSL with CMake),
+   static and position-independent, into
    ~/.cache/cryptobench/<lib>-<version>-<flags-hash>/ (CRYPTOBENCH_CACHE overrides the root),
    keyed by version and build flags, so later clones and CI reuse it; each build's wall time is
    measured and written to build.json beside it, with the flags and the compiler;
@@ -90,17 +91,20 @@ def crate_source(crate: str, version: str) -> Path:
     dest = CACHE / "src" / f"{crate}-{version}"
     if (dest / "Cargo.toml").exists():
         return dest
-    project = CACHE / "src" / f".fetch-{crate}-{version}"
-    (project / "src").mkdir(parents=True, exist_ok=True)
-    (project / "src" / "lib.rs").write_text("")
-    (project / "Cargo.toml").write_text(
-        f'[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n\n'
-        f'[dependencies]\n{crate} = "={version}"\n'
-    )
-    log(f"fetching {crate} {version} from crates.io (cargo fetch)")
-    subprocess.run([cargo(), "fetch", "-q"], cwd=project, check=True)
     home = Path(os.environ.get("CARGO_HOME") or Path.home() / ".cargo")
+    # A crate cargo already has (aws-lc-sys: the Rust runner depends on it) needs no fetch.
     crates = sorted(home.glob(f"registry/cache/*/{crate}-{version}.crate"))
+    project = CACHE / "src" / f".fetch-{crate}-{version}"
+    if not crates:
+        (project / "src").mkdir(parents=True, exist_ok=True)
+        (project / "src" / "lib.rs").write_text("")
+        (project / "Cargo.toml").write_text(
+            f'[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n\n'
+            f'[dependencies]\n{crate} = "={version}"\n'
+        )
+        log(f"fetching {crate} {version} from crates.io (cargo fetch)")
+        subprocess.run([cargo(), "fetch", "-q"], cwd=project, check=True)
+        crates = sorted(home.glob(f"registry/cache/*/{crate}-{version}.crate"))
     if not crates:
         sys.exit(f"versions: cargo fetched {crate} {version} but its .crate file is not in {home}")
     partial = dest.with_name(dest.name + ".partial")
@@ -110,7 +114,7 @@ def crate_source(crate: str, version: str) -> Path:
         tar.extractall(partial, filter="data")
     (partial / f"{crate}-{version}").rename(dest)
     shutil.rmtree(partial)
-    shutil.rmtree(project)
+    shutil.rmtree(project, ignore_errors=True)
     return dest
 
 
@@ -318,7 +322,115 @@ def build_liboqs(name: str, jobs: int) -> Path:
     return home
 
 
-RECIPES = {"openssl": build_openssl, "liboqs": build_liboqs}
+# AWS-LC (aws-lc-sys) and BoringSSL (boring-sys): CMake builds of libcrypto.a and libssl.a (the
+# handshake, openssl_tls.hpp), static and position-independent, in Release (-O3), no tests and no
+# tools, from the assembly and tables the crates ship pre-generated (neither needs Go or Perl
+# then). AWS-LC as aws-lc-sys builds it by default (its builder/cmake_builder.rs: tests, the bssl
+# tool and the CPU-jitter entropy source off, DISABLE_GO and DISABLE_PERL on, the source tree left
+# as it is), so the figures are those a Rust user of aws-lc-rs gets. BoringSSL as boring-sys
+# vendors it (deps/boringssl), without the patches boring-sys applies when it builds (its
+# post-quantum patch among them): upstream's code at the commit boring-sys pins.
+CMAKE_FLAGS = [
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=OFF",
+    "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
+    "-DBUILD_TESTING=OFF",
+]
+SSL_LIBRARY_FLAGS = {
+    "aws-lc": [
+        *CMAKE_FLAGS,
+        "-DBUILD_TOOL=OFF",
+        "-DBUILD_LIBSSL=ON",
+        "-DDISABLE_GO=ON",
+        "-DDISABLE_PERL=ON",
+        "-DDISABLE_CPU_JITTER_ENTROPY=ON",
+        "-DENABLE_SOURCE_MODIFICATION=OFF",
+    ],
+    "boringssl": CMAKE_FLAGS,
+}
+
+
+def cache_home(library: str, entry: dict, flags: list[str]) -> Path:
+    """~/.cache/cryptobench/<library>-<version>-<flags-hash>; a version that is not one word
+    (BoringSSL has no releases) is named by the crate that carries it."""
+    version = entry["version"]
+    if not version.replace(".", "").replace("-", "").isalnum():
+        version = f"{entry['crate']}-{entry['crate_version']}"
+    return CACHE / f"{library}-{version}-{flags_hash(flags)}"
+
+
+def configure_cmake(src: Path, build: Path, flags: list[str]) -> list[str]:
+    # The generator changes no output: Ninja where it is installed (make setup's apt-build has it).
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    return ["cmake", "-S", str(src), "-B", str(build), *generator, *flags]
+
+
+def install_ssl_library(src: Path, build: Path, prefix: Path) -> None:
+    """libcrypto.a, libssl.a and the headers (both libraries keep them all in include/openssl;
+    nothing is generated into the build tree)."""
+    (prefix / "lib").mkdir(parents=True, exist_ok=True)
+    for lib in ("libcrypto.a", "libssl.a"):
+        found = sorted(build.rglob(lib), key=lambda p: len(p.parts))
+        if not found:
+            sys.exit(f"versions: the build in {build} made no {lib}")
+        shutil.copy2(found[0], prefix / "lib" / lib)
+    headers = prefix / "include" / "openssl"
+    shutil.copytree(src / "include" / "openssl", headers, dirs_exist_ok=True)
+
+
+def build_ssl_library(name: str, jobs: int) -> Path:
+    """AWS-LC or BoringSSL (the recipe names which): configure, libcrypto, libssl, each a step of
+    timing.json, so a stopped build resumes where ninja left it."""
+    entry = TABLE[name]
+    library, crate, crate_version = entry["recipe"], entry["crate"], entry["crate_version"]
+    flags = SSL_LIBRARY_FLAGS[library]
+    home = cache_home(library, entry, flags)
+    record = home / "build.json"
+    if record.exists():
+        log(f"{name}: cached in {home} (built in {json.loads(record.read_text())['seconds']} s)")
+        return home
+    src = crate_source(crate, crate_version) / entry["subdir"]
+    build, prefix = home / "build", home / "prefix"
+    done = timed_steps(home)
+    if "configure" not in done:  # nothing to resume
+        shutil.rmtree(home, ignore_errors=True)
+        build.mkdir(parents=True)
+    log(f"{name}: building {library} {entry['version']} in {home} (log: {home / 'build.log'})")
+    step(home, done, "configure", configure_cmake(src, build, flags), build)
+    for target in ("crypto", "ssl"):
+        cmd = ["cmake", "--build", str(build), f"-j{jobs}", "--target", target]
+        step(home, done, f"lib{target}", cmd, build)
+    install_ssl_library(src, build, prefix)
+    shutil.rmtree(build)
+    seconds = sum(v for k, v in done.items() if "(interrupted)" not in k)
+    write_record(
+        record,
+        {
+            "provider": name,
+            "library": library,
+            "version": entry["version"],
+            "crate": f"{crate} {crate_version}",
+            "flags": flags,
+            "adapter": entry["adapter"],
+            "libraries": OPENSSL_LIBRARIES,
+            "compiler": compiler_id(),
+            "jobs": jobs,
+            "seconds": round(seconds, 1),
+            "steps": done,
+            "load": os.getloadavg()[0],
+            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+    )
+    log(f"{name}: built in {seconds:.0f} s ({', '.join(f'{k} {v} s' for k, v in done.items())})")
+    return home
+
+
+RECIPES = {
+    "openssl": build_openssl,
+    "liboqs": build_liboqs,
+    "aws-lc": build_ssl_library,
+    "boringssl": build_ssl_library,
+}
 
 
 def main() -> int:

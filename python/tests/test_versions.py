@@ -3,8 +3,13 @@ listed by the runner or absent with the reason; one that `make versions` built i
 the system library in the same process, with its own version. The builds are opt-in: a test
 that needs one skips, with the reason, where it was not built (CI included)."""
 
+import importlib.util
 import json
+import os
+import re
 import subprocess
+import tarfile
+from pathlib import Path
 
 import pytest
 from conftest import run_cli
@@ -23,6 +28,7 @@ def test_every_versioned_provider_is_absent_with_make_versions_until_built(tmp_p
     assert absent["openssl@3.5"] == "not built: make versions"
     assert absent["liboqs"] == "not built: make liboqs"  # its own make target (mk/liboqs.mk)
     assert "no recipe" in absent["botan@3"]
+    assert absent["aws-lc"] == "not built: make versions VERSIONS=aws-lc"  # not in the default
     home = tmp_path / "openssl-3.5.5-0123456789"
     home.mkdir()
     (home / "build.json").write_text(json.dumps({"provider": "openssl@3.5", "seconds": 1.0}))
@@ -70,3 +76,81 @@ def test_a_built_version_is_gated_beside_the_system_library(native_runner):
             [r for r in checks if r.get("status") not in ("ok", "unsupported")][:3],
         )
         assert any(r.get("status") == "ok" for r in checks), p["name"]
+
+
+def build_script():
+    """native/versions/build.py, the script `make versions` runs, as a module (importing it
+    builds nothing)."""
+    path = versions.REPO_ROOT / "native" / "versions" / "build.py"
+    spec = importlib.util.spec_from_file_location("versions_build", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_recipe_the_table_names_is_one_build_py_has():
+    build = build_script()
+    for name, entry in versions.table().items():
+        if entry["recipe"]:
+            assert entry["recipe"] in build.RECIPES, name
+
+
+def crate_file(crate: str, version: str, member: str) -> str | None:
+    """One file of a crate's source: from the tree build.py unpacked, else from the .crate in
+    cargo's cache (the Rust runner's build puts aws-lc-sys there); None when neither has it."""
+    unpacked = versions.cache_dir() / "src" / f"{crate}-{version}" / member
+    if unpacked.is_file():
+        return unpacked.read_text()
+    cargo = Path(os.environ.get("CARGO_HOME") or Path.home() / ".cargo")
+    for path in sorted(cargo.glob(f"registry/cache/*/{crate}-{version}.crate")):
+        with tarfile.open(path) as tar:
+            try:
+                return tar.extractfile(f"{crate}-{version}/{member}").read().decode()
+            except KeyError:
+                return None
+    return None
+
+
+@pytest.mark.parametrize("name", ["aws-lc", "boringssl"])
+def test_the_cmake_recipes_build_static_pic_libraries_without_tests(name, tmp_path, monkeypatch):
+    """AWS-LC's and BoringSSL's recipe, without building them: static, position-independent,
+    Release, no tests; keyed by version and flags; and every option it passes is one the
+    library's CMakeLists.txt reads (CMake only warns about an unknown -D, and a misspelt
+    BUILD_TESTING would build the tests)."""
+    build = build_script()
+    monkeypatch.setattr(build, "CACHE", tmp_path)
+    entry = versions.table()[name]
+    flags = build.SSL_LIBRARY_FLAGS[entry["recipe"]]
+    for flag in ("-DBUILD_SHARED_LIBS=OFF", "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
+                 "-DBUILD_TESTING=OFF", "-DCMAKE_BUILD_TYPE=Release"):  # fmt: skip
+        assert flag in flags, (name, flag)
+    home = build.cache_home(entry["recipe"], entry, flags)
+    assert home.parent == tmp_path and home.name.startswith(f"{entry['recipe']}-")
+    assert " " not in home.name
+    assert build.cache_home(entry["recipe"], entry, [*flags, "-DOPENSSL_SMALL=ON"]) != home
+    cmd = build.configure_cmake(Path("/src"), Path("/build"), flags)
+    assert cmd[:5] == ["cmake", "-S", "/src", "-B", "/build"] and cmd[-len(flags) :] == flags
+    text = crate_file(entry["crate"], entry["crate_version"], f"{entry['subdir']}/CMakeLists.txt")
+    if text is None:
+        pytest.skip(f"{entry['crate']} {entry['crate_version']} is not in cargo's cache here")
+    for flag in flags:
+        option = flag.removeprefix("-D").split("=")[0]
+        if option.startswith("CMAKE_") or option == "BUILD_SHARED_LIBS":
+            continue  # CMake's own
+        assert re.search(rf"\b{option}\b", text), (name, option)
+
+
+def test_aws_lc_and_boringssl_report_their_own_library(native_runner):
+    """Where built: the fork answers with its own name and version (not the system OpenSSL's
+    through a leaked symbol), and its libssl gives it the handshake."""
+    ours, _ = built_versions(native_runner)
+    forks = {p["name"]: p for p in ours if p["name"] in ("aws-lc", "boringssl")}
+    if not forks:
+        pytest.skip("neither aws-lc nor boringssl is built here (make versions VERSIONS=aws-lc)")
+    expected = {"aws-lc": "AWS-LC " + versions.table()["aws-lc"]["version"],
+                "boringssl": "BoringSSL (API version "}  # fmt: skip
+    for name, p in forks.items():
+        assert p["version"].startswith(expected[name]), (name, p["version"])
+        algorithms = {a["name"] for a in p["algorithms"]}
+        assert {"tls13-x25519-rsa-2048", "tls13-x25519-ecdsa-p256"} <= algorithms, name
+        assert "aes-256-gcm" in algorithms and "sha256" in algorithms, name

@@ -10,6 +10,14 @@
 // keys are imported part by part with RSA_set0_key & co. ("signatures" below); and, where the
 // build has libssl, the in-memory TLS 1.3 handshake (openssl_tls.hpp). Public-key encryption,
 // key agreement and KDFs are not on this path yet: their cases say so.
+//
+// AWS-LC (OPENSSL_IS_AWSLC) and BoringSSL (OPENSSL_IS_BORINGSSL) differ from 1.1.1 where it
+// shows here in: the ciphers and digests they name (EVP_get_cipherbyname / _digestbyname know
+// fewer: no ChaCha20 alone, no AES-128-XTS, no BLAKE2b-512 or Whirlpool; BoringSSL no CFB, XTS,
+// ChaCha20-Poly1305 as an EVP_CIPHER, SHA-3 or RIPEMD-160), which are then not offered, the
+// unsupported case naming the missing one; CMAC's restart (CMAC_Reset: their CMAC_Init needs the
+// cipher every time); BoringSSL's version string ("BoringSSL", no release number); and, in
+// openssl_tls.hpp, BoringSSL's TLS 1.3 suite and group calls.
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/cmac.h>
@@ -221,8 +229,14 @@ class CmacOp : public Operation {
   ~CmacOp() override { CMAC_CTX_free(ctx_); }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
     size_t n = 0;
+#if defined(OPENSSL_IS_AWSLC) || defined(OPENSSL_IS_BORINGSSL)
+    // Their CMAC_Init reads the cipher's block size before anything else (NULL would crash);
+    // CMAC_Reset restarts with the key schedule from prepare().
+    check(CMAC_Reset(ctx_), "CMAC restart");
+#else
     // All-NULL arguments restart with the key schedule from prepare().
     check(CMAC_Init(ctx_, nullptr, 0, nullptr, nullptr), "CMAC restart");
+#endif
     check(CMAC_Update(ctx_, in, len), "CMAC update");
     check(CMAC_Final(ctx_, out, &n), "CMAC final");
     return n;
@@ -544,9 +558,18 @@ class EddsaOp : public Operation {
 class Openssl11Provider : public Provider {
  public:
   std::string name() const override { return CB_PROVIDER_NAME; }
-  std::string version() const override { return OpenSSL_version(OPENSSL_VERSION); }
+  std::string version() const override {
+#ifdef OPENSSL_IS_BORINGSSL
+    // BoringSSL has no releases: OpenSSL_version says "BoringSSL"; its API version dates it.
+    return std::string(OpenSSL_version(OPENSSL_VERSION)) + " (API version " +
+           std::to_string(BORINGSSL_API_VERSION) + ")";
+#else
+    return OpenSSL_version(OPENSSL_VERSION);  // AWS-LC: "AWS-LC 5.12.0"
+#endif
+  }
   std::vector<Variant> variants() const override {
-    // The same OPENSSL_ia32cap switch as OpenSSL 3 (openssl.cpp): 1.1.1 reads it at start too.
+    // The same OPENSSL_ia32cap switch as OpenSSL 3 (openssl.cpp): 1.1.1, AWS-LC and BoringSSL
+    // read it at start too, in the same format.
     return {
         {"default", "all CPU features OpenSSL detects", {}},
         {"soft",

@@ -1,7 +1,8 @@
 // The in-memory TLS 1.3 handshake for the OpenSSL family (catalogue kind `handshake`): a client
 // and a server SSL in one thread, each writing into a memory BIO the other reads, so one run is
 // one full handshake with no socket and no other thread. The calls are the same in the 1.1.1 API
-// (1.1.1; BoringSSL and AWS-LC later, whose group query differs) and in OpenSSL 3, so, like
+// (1.1.1, AWS-LC, BoringSSL) and in OpenSSL 3 but for two of BoringSSL's (its TLS 1.3 suites and
+// the negotiated group, below, under OPENSSL_IS_BORINGSSL), so, like
 // openssl_keyload.hpp, this is a fragment of an adapter, not a header of its own: openssl.cpp and
 // openssl11.cpp include it inside their anonymous namespace, after their `last_error` and
 // `check`, when they are built with libssl (CB_HAS_LIBSSL: the system library, and a versioned
@@ -96,13 +97,7 @@ class TlsHandshakeOp : public HandshakeOperation {
                     : "client " + client_version + ", server " + server_version;
     f.suite = suite(client_);
     if (suite(server_) != f.suite) f.suite = "client " + f.suite + ", server " + suite(server_);
-    EVP_PKEY* share = nullptr;
-    if (SSL_get_peer_tmp_key(client_, &share) == 1 && share) {
-      const char* sn = OBJ_nid2sn(EVP_PKEY_id(share));
-      for (const char* s = sn ? sn : "?"; *s; ++s)
-        f.group += static_cast<char>(std::tolower(static_cast<unsigned char>(*s)));
-      EVP_PKEY_free(share);
-    }
+    f.group = group(client_);
     if ((SSL_get_verify_mode(client_) & SSL_VERIFY_PEER) &&
         SSL_get_verify_result(client_) == X509_V_OK)
       f.verified =
@@ -126,11 +121,34 @@ class TlsHandshakeOp : public HandshakeOperation {
     SSL_CTX* x = ctx.get();
     check(static_cast<int>(SSL_CTX_set_min_proto_version(x, TLS1_3_VERSION)), "TLS 1.3 only");
     check(static_cast<int>(SSL_CTX_set_max_proto_version(x, TLS1_3_VERSION)), "TLS 1.3 only");
+#ifdef OPENSSL_IS_BORINGSSL
+    // BoringSSL has no SSL_CTX_set_ciphersuites: its TLS 1.3 suites are given by protocol ID.
+    const uint16_t suite = SSL_CIPHER_AES_128_GCM_SHA256;  // kTlsSuite
+    check(SSL_CTX_set1_tls13_ciphers(x, &suite, nullptr, 1), "TLS 1.3 cipher suite");
+#else
     check(SSL_CTX_set_ciphersuites(x, kTlsSuite), "TLS 1.3 cipher suite");
+#endif
     check(static_cast<int>(SSL_CTX_set1_groups_list(x, c.group)), "key exchange group");
     check(static_cast<int>(SSL_CTX_set1_sigalgs_list(x, c.sigalgs)), "signature scheme");
     SSL_CTX_set_session_cache_mode(x, SSL_SESS_CACHE_OFF);
     return ctx;
+  }
+
+  // The key exchange group the handshake used, lower-case ("x25519"): the type of the peer's key
+  // share in OpenSSL and AWS-LC; BoringSSL has no SSL_get_peer_tmp_key and names the group.
+  static std::string group(SSL* ssl) {
+    std::string out;
+#ifdef OPENSSL_IS_BORINGSSL
+    const char* name = SSL_get_group_name(SSL_get_group_id(ssl));
+#else
+    EVP_PKEY* share = nullptr;
+    if (SSL_get_peer_tmp_key(ssl, &share) != 1 || !share) return out;
+    const char* name = OBJ_nid2sn(EVP_PKEY_id(share));  // a static string: outlives the key
+    EVP_PKEY_free(share);
+#endif
+    for (const char* s = name ? name : "?"; *s; ++s)
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(*s)));
+    return out;
   }
 
   static std::string suite(const SSL* ssl) {
