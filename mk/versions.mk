@@ -5,6 +5,7 @@
 # native build compiles the adapter of every version it finds there, which takes seconds).
 #   make versions                      the OpenSSL versions (VERSIONS= to choose)
 #   make versions VERSIONS=openssl@3.5
+#   make versions VERSIONS=aws-lc       AWS-LC (CMake; not in the default list)
 VERSIONS ?= openssl@1.1.1 openssl@3.5 openssl@4.0
 
 .PHONY: versions versions-list
