@@ -7,7 +7,7 @@ provider (`openssl@3.5`, ...) it
 1. fetches the crate that carries the library's source from crates.io with cargo (a throwaway
    Cargo project pinned to that exact crate version, `cargo fetch`) and unpacks the `.crate` file
    from cargo's own cache: no download from anywhere but the registry cargo already uses;
-2. builds the library (OpenSSL with its Configure; liboqs, AWS-LC and BoringSSL with CMake),
+2. builds the library (OpenSSL with its Configure; liboqs and AWS-LC with CMake),
    static and position-independent, into
    ~/.cache/cryptobench/<lib>-<version>-<flags-hash>/ (CRYPTOBENCH_CACHE overrides the root),
    keyed by version and build flags, so later clones and CI reuse it; each build's wall time is
@@ -322,14 +322,13 @@ def build_liboqs(name: str, jobs: int) -> Path:
     return home
 
 
-# AWS-LC (aws-lc-sys) and BoringSSL (boring-sys): CMake builds of libcrypto.a and libssl.a (the
-# handshake, openssl_tls.hpp), static and position-independent, in Release (-O3), no tests and no
-# tools, from the assembly and tables the crates ship pre-generated (neither needs Go or Perl
-# then). AWS-LC as aws-lc-sys builds it by default (its builder/cmake_builder.rs: tests, the bssl
-# tool and the CPU-jitter entropy source off, DISABLE_GO and DISABLE_PERL on, the source tree left
-# as it is), so the figures are those a Rust user of aws-lc-rs gets. BoringSSL as boring-sys
-# vendors it (deps/boringssl), without the patches boring-sys applies when it builds (its
-# post-quantum patch among them): upstream's code at the commit boring-sys pins.
+# AWS-LC (aws-lc-sys): a CMake build of libcrypto.a and libssl.a (the handshake,
+# openssl_tls.hpp), static and position-independent, in Release (-O3), no tests and no tools, from
+# the assembly and tables the crate ships pre-generated (no Go or Perl then), with the options
+# aws-lc-sys's own CMake builder sets (builder/cmake_builder.rs: tests, the bssl tool and the
+# CPU-jitter entropy source off, DISABLE_GO and DISABLE_PERL on, the source tree left as it is).
+# BoringSSL (boring-sys) would take the same recipe with CMAKE_FLAGS alone; it has none until one
+# is built (docs/versions.md).
 CMAKE_FLAGS = [
     "-DCMAKE_BUILD_TYPE=Release",
     "-DBUILD_SHARED_LIBS=OFF",
@@ -346,13 +345,12 @@ SSL_LIBRARY_FLAGS = {
         "-DDISABLE_CPU_JITTER_ENTROPY=ON",
         "-DENABLE_SOURCE_MODIFICATION=OFF",
     ],
-    "boringssl": CMAKE_FLAGS,
 }
 
 
 def cache_home(library: str, entry: dict, flags: list[str]) -> Path:
     """~/.cache/cryptobench/<library>-<version>-<flags-hash>; a version that is not one word
-    (BoringSSL has no releases) is named by the crate that carries it."""
+    (BoringSSL's: it has no releases) is named by the crate that carries it."""
     version = entry["version"]
     if not version.replace(".", "").replace("-", "").isalnum():
         version = f"{entry['crate']}-{entry['crate_version']}"
@@ -366,8 +364,8 @@ def configure_cmake(src: Path, build: Path, flags: list[str]) -> list[str]:
 
 
 def install_ssl_library(src: Path, build: Path, prefix: Path) -> None:
-    """libcrypto.a, libssl.a and the headers (both libraries keep them all in include/openssl;
-    nothing is generated into the build tree)."""
+    """libcrypto.a, libssl.a and the headers (AWS-LC, like BoringSSL, keeps them all in
+    include/openssl; nothing is generated into the build tree)."""
     (prefix / "lib").mkdir(parents=True, exist_ok=True)
     for lib in ("libcrypto.a", "libssl.a"):
         found = sorted(build.rglob(lib), key=lambda p: len(p.parts))
@@ -379,8 +377,8 @@ def install_ssl_library(src: Path, build: Path, prefix: Path) -> None:
 
 
 def build_ssl_library(name: str, jobs: int) -> Path:
-    """AWS-LC or BoringSSL (the recipe names which): configure, libcrypto, libssl, each a step of
-    timing.json, so a stopped build resumes where ninja left it."""
+    """A CMake build of an OpenSSL fork (the recipe names which: aws-lc): configure, libcrypto,
+    libssl, each a step of timing.json, so a stopped build resumes where ninja left it."""
     entry = TABLE[name]
     library, crate, crate_version = entry["recipe"], entry["crate"], entry["crate_version"]
     flags = SSL_LIBRARY_FLAGS[library]
@@ -429,7 +427,6 @@ RECIPES = {
     "openssl": build_openssl,
     "liboqs": build_liboqs,
     "aws-lc": build_ssl_library,
-    "boringssl": build_ssl_library,
 }
 
 
