@@ -7,7 +7,7 @@ provider (`openssl@3.5`, ...) it
 1. fetches the crate that carries the library's source from crates.io with cargo (a throwaway
    Cargo project pinned to that exact crate version, `cargo fetch`) and unpacks the `.crate` file
    from cargo's own cache: no download from anywhere but the registry cargo already uses;
-2. builds the library (OpenSSL with its Configure; liboqs and AWS-LC with CMake),
+2. builds the library (OpenSSL with its Configure; liboqs, AWS-LC and BoringSSL with CMake),
    static and position-independent, into
    ~/.cache/cryptobench/<lib>-<version>-<flags-hash>/ (CRYPTOBENCH_CACHE overrides the root),
    keyed by version and build flags, so later clones and CI reuse it; each build's wall time is
@@ -47,17 +47,20 @@ def log(msg: str) -> None:
     print(f"versions: {msg}", flush=True)
 
 
-def lock_cache():
-    """Waits for, then takes, the cache's lock (released when the file returned is closed or the
-    process ends). The cache is shared by every checkout on the machine: without the lock, two
-    `make versions` at once unpacked into the same directories and each began its build by
-    removing the other's."""
+def lock_cache(name: str):
+    """Waits for, then takes, the lock of one provider's build (released when the file returned
+    is closed or the process ends). The cache is shared by every checkout on the machine: without
+    the lock, two `make versions` of the same provider at once unpacked into the same directories
+    and each began its build by removing the other's. One lock per provider, not one for the
+    cache: builds of different providers share no directory (each its own crate source and
+    build home), and one did not wait an hour for another's."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    lock = (CACHE / ".versions.lock").open("w")
+    path = CACHE / f".versions-{name}.lock"
+    lock = path.open("w")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        log(f"waiting for another checkout's build to end ({CACHE / '.versions.lock'})")
+        log(f"{name}: waiting for another checkout's build of it to end ({path})")
         fcntl.flock(lock, fcntl.LOCK_EX)
     return lock
 
@@ -327,8 +330,10 @@ def build_liboqs(name: str, jobs: int) -> Path:
 # the assembly and tables the crate ships pre-generated (no Go or Perl then), with the options
 # aws-lc-sys's own CMake builder sets (builder/cmake_builder.rs: tests, the bssl tool and the
 # CPU-jitter entropy source off, DISABLE_GO and DISABLE_PERL on, the source tree left as it is).
-# BoringSSL (boring-sys) would take the same recipe with CMAKE_FLAGS alone; it has none until one
-# is built (docs/versions.md).
+# BoringSSL (boring-sys, deps/boringssl: upstream's tree at the commit boring-sys pins, without
+# the patches boring-sys applies) takes the common options alone: its assembly and source lists
+# ship pre-generated (gen/), Go is only looked for (tests and FIPS need it), and libdecrepit (its
+# CFB, RIPEMD-160, ...) is not built, as boring-sys does not.
 CMAKE_FLAGS = [
     "-DCMAKE_BUILD_TYPE=Release",
     "-DBUILD_SHARED_LIBS=OFF",
@@ -377,8 +382,9 @@ def install_ssl_library(src: Path, build: Path, prefix: Path) -> None:
 
 
 def build_ssl_library(name: str, jobs: int) -> Path:
-    """A CMake build of an OpenSSL fork (the recipe names which: aws-lc): configure, libcrypto,
-    libssl, each a step of timing.json, so a stopped build resumes where ninja left it."""
+    """A CMake build of an OpenSSL fork (the recipe names which: aws-lc, boringssl): configure,
+    libcrypto, libssl, each a step of timing.json, so a stopped build resumes where ninja left
+    it."""
     entry = TABLE[name]
     library, crate, crate_version = entry["recipe"], entry["crate"], entry["crate_version"]
     flags = SSL_LIBRARY_FLAGS[library]
@@ -446,10 +452,10 @@ def main() -> int:
             sys.exit(f"versions: unknown provider {name!r}; known: {', '.join(TABLE)}")
         if not TABLE[name]["recipe"]:
             sys.exit(f"versions: {name}: no build recipe yet (docs/versions.md)")
-    lock = lock_cache()
     for name in args.providers:
+        lock = lock_cache(name)
         RECIPES[TABLE[name]["recipe"]](name, args.jobs)
-    lock.close()
+        lock.close()
     return 0
 
 

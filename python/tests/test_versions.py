@@ -113,7 +113,7 @@ def crate_file(crate: str, version: str, member: str) -> str | None:
 
 @pytest.mark.parametrize("name", ["aws-lc"])
 def test_the_cmake_recipes_build_static_pic_libraries_without_tests(name, tmp_path, monkeypatch):
-    """AWS-LC's recipe (CMake), without building it: static, position-independent,
+    """AWS-LC's and BoringSSL's recipe (CMake), without building it: static, position-independent,
     Release, no tests; keyed by version and flags; and every option it passes is one the
     library's CMakeLists.txt reads (CMake only warns about an unknown -D, and a misspelt
     BUILD_TESTING would build the tests)."""
@@ -140,15 +140,38 @@ def test_the_cmake_recipes_build_static_pic_libraries_without_tests(name, tmp_pa
         assert re.search(rf"\b{option}\b", text), (name, option)
 
 
-def test_aws_lc_reports_its_own_library(native_runner):
-    """Where built: AWS-LC answers with its own name and version (not the system OpenSSL's
-    through a leaked symbol), and its libssl gives it the handshake."""
+# The forks on the 1.1.1 API: the version each answers with, and a cipher the adapter asks for
+# by name that the fork does not have (docs/versions.md, "AWS-LC and BoringSSL").
+FORKS = {
+    "aws-lc": ("AWS-LC 5.12.0", "chacha20"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORKS))
+def test_a_fork_reports_its_own_library_and_refuses_what_it_lacks(native_runner, name):
+    """Where built: the fork answers with its own name and version (not the system OpenSSL's
+    through a leaked symbol), its libssl gives it the handshake, and a cipher it lacks is not
+    listed; a case that asks for it anyway is unsupported with the reason, not failed."""
     ours, _ = built_versions(native_runner)
-    lc = next((p for p in ours if p["name"] == "aws-lc"), None)
-    if lc is None:
-        pytest.skip("aws-lc is not built here (make versions VERSIONS=aws-lc)")
-    assert lc["version"] == "AWS-LC " + versions.table()["aws-lc"]["version"], lc["version"]
-    algorithms = {a["name"] for a in lc["algorithms"]}
+    fork = next((p for p in ours if p["name"] == name), None)
+    if fork is None:
+        pytest.skip(f"{name} is not built here (make versions VERSIONS={name})")
+    version, lacking = FORKS[name]
+    assert fork["version"] == version, fork["version"]
+    algorithms = {a["name"] for a in fork["algorithms"]}
     assert {"tls13-x25519-rsa-2048", "tls13-x25519-ecdsa-p256"} <= algorithms
     assert {"aes-256-gcm", "sha256", "cmac-aes128", "ed25519"} <= algorithms
-    assert "chacha20" not in algorithms  # AWS-LC names no ChaCha20 EVP_CIPHER
+    assert lacking not in algorithms
+    spec = {"id": "x", "provider": name, "operation": "encrypt", "algorithm": lacking,
+            "size": 64, "samples": 1, "target_sample_ms": 0.2, "warmup_ms": 0}  # fmt: skip
+    done = subprocess.run(
+        [str(native_runner), "run", "--no-pin"],
+        input=json.dumps({"cases": [spec]}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    result = next(json.loads(x) for x in done.stdout.splitlines() if '"result"' in x)
+    assert result["status"] == "unsupported", result
+    assert result["reason"].startswith(f"{name} does not offer {lacking}"), result["reason"]
