@@ -6,6 +6,7 @@
 #   make versions                      the OpenSSL versions (VERSIONS= to choose)
 #   make versions VERSIONS=openssl@3.5
 #   make versions VERSIONS=aws-lc       AWS-LC (CMake; not in the default list)
+#   make versions VERSIONS=boringssl    BoringSSL (CMake; not in the default list)
 VERSIONS ?= openssl@1.1.1 openssl@3.5 openssl@4.0
 
 .PHONY: versions versions-list

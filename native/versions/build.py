@@ -350,6 +350,7 @@ SSL_LIBRARY_FLAGS = {
         "-DDISABLE_CPU_JITTER_ENTROPY=ON",
         "-DENABLE_SOURCE_MODIFICATION=OFF",
     ],
+    "boringssl": CMAKE_FLAGS,
 }
 
 
@@ -433,6 +434,7 @@ RECIPES = {
     "openssl": build_openssl,
     "liboqs": build_liboqs,
     "aws-lc": build_ssl_library,
+    "boringssl": build_ssl_library,
 }
 
 

@@ -29,6 +29,7 @@ def test_every_versioned_provider_is_absent_with_make_versions_until_built(tmp_p
     assert absent["liboqs"] == "not built: make liboqs"  # its own make target (mk/liboqs.mk)
     assert "no recipe" in absent["botan@3"]
     assert absent["aws-lc"] == "not built: make versions VERSIONS=aws-lc"  # not in the default
+    assert absent["boringssl"] == "not built: make versions VERSIONS=boringssl"
     home = tmp_path / "openssl-3.5.5-0123456789"
     home.mkdir()
     (home / "build.json").write_text(json.dumps({"provider": "openssl@3.5", "seconds": 1.0}))
@@ -111,7 +112,7 @@ def crate_file(crate: str, version: str, member: str) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("name", ["aws-lc"])
+@pytest.mark.parametrize("name", ["aws-lc", "boringssl"])
 def test_the_cmake_recipes_build_static_pic_libraries_without_tests(name, tmp_path, monkeypatch):
     """AWS-LC's and BoringSSL's recipe (CMake), without building it: static, position-independent,
     Release, no tests; keyed by version and flags; and every option it passes is one the
@@ -144,6 +145,7 @@ def test_the_cmake_recipes_build_static_pic_libraries_without_tests(name, tmp_pa
 # by name that the fork does not have (docs/versions.md, "AWS-LC and BoringSSL").
 FORKS = {
     "aws-lc": ("AWS-LC 5.12.0", "chacha20"),
+    "boringssl": ("BoringSSL (API version 44)", "aes-128-cfb"),
 }
 
 
