@@ -431,9 +431,6 @@ func (c *OpenCase) measureHeapAndCalibrate(p Provider, info *AlgorithmInfo, para
 	c.Heap.AllocsPerOp = float64(after.Mallocs-before.Mallocs) / n
 	c.Heap.FreesPerOp = float64(after.Frees-before.Frees) / n
 	c.Heap.BytesPerOp = float64(after.TotalAlloc-before.TotalAlloc) / n
-	if err := c.settle(); err != nil {
-		return err
-	}
 	c.lastSampleEnd = monoNS()
 	return nil
 }
@@ -445,24 +442,6 @@ func (c *OpenCase) perOpNS() float64 {
 		return c.Spec.TargetSampleMS * 1e6 / float64(c.Iterations)
 	}
 	return c.keyNS
-}
-
-// settle: the heap pass began by giving the collector's free pages back to the kernel
-// (startPeakPass, for the resident peak), so without this the samples' allocations would land on
-// pages the kernel must fault in and zero again, a cost a running program does not pay and
-// testing.B does not see. Untimed operations for WarmupMS bring pages back, and a collection frees
-// them for the samples to reuse. An operation that allocates nothing meets no such page; one
-// longer than half a sample is left alone, as by the re-warm (one more could take seconds).
-func (c *OpenCase) settle() error {
-	perOp := c.perOpNS()
-	if c.Heap.BytesPerOp == 0 || perOp <= 0 || perOp > c.Spec.TargetSampleMS*1e6/2 {
-		return nil
-	}
-	if err := c.runOps(uint64(math.Ceil(c.Spec.WarmupMS * 1e6 / perOp))); err != nil {
-		return err
-	}
-	runtime.GC()
-	return nil
 }
 
 // runOps: n back-to-back operations on the case's buffers; the first byte of every output is

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -336,27 +335,5 @@ func TestKeyGenerationWarmsUpAndIsReWarmedPerVisit(t *testing.T) {
 	if c.rewarms != 1 || keys-before < 500 {
 		t.Errorf("a new visit: %d re-warms, %d keys (want 1 and about 0.75 ms of 1-us keys)",
 			c.rewarms, keys-before)
-	}
-}
-
-func TestKeyGenerationSamplesDoNotFaultInTheHeapPassesReleasedPages(t *testing.T) {
-	// The heap pass hands the collector's free pages back to the kernel; an ML-KEM-768 key
-	// allocates about 16 KiB, so samples taken right after it faulted a page in every few KiB.
-	// After the settling keys and collection they reuse resident pages.
-	keys := 0
-	c := openKeygen(t, &keys, 2, 5)
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Skip("getrusage:", err)
-	}
-	faults := ru.Minflt
-	for len(c.Samples) < 11 {
-		if _, err := c.sample(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	if n := ru.Minflt - faults; n >= 11 {
-		t.Errorf("11 key samples took %d minor page faults, want fewer than one a key", n)
 	}
 }
