@@ -99,6 +99,11 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
+def format_seconds(seconds: float) -> str:
+    """A measured span: '1.5 s' under a minute, else as format_duration ('2m41s', '1h30m')."""
+    return f"{seconds:.1f} s" if seconds < 60 else format_duration(seconds)
+
+
 def compact(v: float) -> str:
     """Three significant digits without exponents for table cells: 2203, 47.2, 0.513."""
     if v is None or math.isnan(v):

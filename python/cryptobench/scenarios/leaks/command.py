@@ -22,7 +22,7 @@ from cryptobench.scenarios.leaks.classes import (
     oaep_test,
     pkcs1v15_test,
 )
-from cryptobench.units import MAX_DURATION_S, format_duration, parse_duration
+from cryptobench.units import MAX_DURATION_S, format_duration, format_seconds, parse_duration
 
 AEAD_ALGORITHMS = ("aes-256-gcm", "chacha20-poly1305")
 MARVIN_ALGORITHMS = ("rsa-2048-pkcs1v15-enc", "rsa-2048-oaep-sha256")
@@ -224,7 +224,7 @@ def start(options: Options, target: Target) -> Started:
             ""
             if budget is None
             else f" at most, within a budget of {format_duration(budget)} (an equal share of "
-            f"{format_duration(budget / len(cells))} per cell to start)"
+            f"{format_seconds(budget / len(cells))} per cell to start)"
         )
         print(
             f"run {run_id}: leaks, {len(cells)} provider × test cells, {spec['rounds']} "

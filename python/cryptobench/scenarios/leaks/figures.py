@@ -7,7 +7,7 @@ from typing import Any
 
 from cryptobench.figures import Figure
 from cryptobench.tables import text_table
-from cryptobench.units import format_duration
+from cryptobench.units import format_duration, format_seconds
 
 HEADERS = [
     "provider",
@@ -113,10 +113,6 @@ def resolution_lines(figures: list[Figure]) -> list[str]:
     return out
 
 
-def _seconds(s: float) -> str:
-    return f"{s:.1f} s" if s < 60 else format_duration(s)
-
-
 def rounds_lines(figures: list[Figure], settings: dict[str, Any]) -> list[str]:
     """Per cell of a budgeted run: the rounds it took, of how many, why it stopped, and its
     measuring time ("rounds (openssl rsa-2048-oaep-sha256): 3,412 of 20,000 (budget), 2m41s").
@@ -130,7 +126,7 @@ def rounds_lines(figures: list[Figure], settings: dict[str, Any]) -> list[str]:
         e = f.extra
         out.append(
             f"rounds ({f.key['provider']} {f.key['algorithm']}): {int(f.values[0]):,} of "
-            f"{int(e['planned']):,} ({e['stopped']}), {_seconds(e['measuring_s'])} "
+            f"{int(e['planned']):,} ({e['stopped']}), {format_seconds(e['measuring_s'])} "
             "measuring"
         )
     return out
@@ -145,9 +141,9 @@ def budget_line(figures: list[Figure], settings: dict[str, Any]) -> str:
     spent = sum(f.extra["measuring_s"] for f in cells)
     short = sum(f.extra["stopped"] == "budget" for f in cells)
     return (
-        f"budget {format_duration(budget)}: {_seconds(spent)} measured; {short} of {len(cells)} "
-        "cells stopped at their share of it before their rounds (their inconclusive verdicts "
-        "are the intervals those rounds reached)"
+        f"budget {format_duration(budget)}: {format_seconds(spent)} measured; {short} of "
+        f"{len(cells)} cells stopped at their share of it before their rounds (their "
+        "inconclusive verdicts are the intervals those rounds reached)"
     )
 
 
