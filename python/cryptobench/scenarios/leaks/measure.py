@@ -1,6 +1,7 @@
 """Measuring leak tests through the runners' `leak` request (docs/protocol.md): one `serve`
 process per (provider, variant), the rounds of every test sent in chunks that take turns across
-the providers, so drift on the machine meets every provider alike; then the paired statistics of
+the providers, so drift on the machine meets every provider alike (with a --budget, until each
+cell has its rounds or its share of the time: budget.py); then the paired statistics of
 leakstats.py over the whole run at once, and the figures that store it."""
 
 import random
@@ -298,8 +299,9 @@ def rounds_figure(key: dict[str, Any], cell: Cell) -> Figure:
 
 
 def figures(cells: list[Cell]) -> list[Figure]:
-    """The run's figures: per class its times, per comparison its paired differences with the
-    statistics in `extra`; the comparisons of the whole run corrected together."""
+    """The run's figures: per cell the rounds it took (rounds_figure), per class its times, per
+    comparison its paired differences with the statistics in `extra`; the comparisons of the
+    whole run corrected together."""
     raw: list[leakstats.Comparison] = []
     data: list[np.ndarray] = []
     owner: list[Cell] = []
