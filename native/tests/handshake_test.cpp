@@ -2,13 +2,15 @@
 // completes checked handshakes on one prepared operation, fails a handshake whose server flight
 // was tampered with (and completes the next), refuses a server whose certificate is not for the
 // name the client asked for, and counts the server's CPU time. The whole gate, tamper control
-// included, also runs for each of them in kat_test.cpp.
+// included, also runs for each of them in kat_test.cpp. Libraries without TLS 1.3 (Botan 2,
+// Debian's mbedTLS 2.28) do not offer it and say why.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 
 #include "cryptobench/gate.hpp"
+#include "cryptobench/protocol.hpp"
 #include "cryptobench/vectors.hpp"
 
 namespace cb {
@@ -86,13 +88,60 @@ INSTANTIATE_TEST_SUITE_P(AllProviders, HandshakeTest, ::testing::ValuesIn(handsh
                          case_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(HandshakeTest);
 
-TEST(Handshake, TheSystemOpensslAndGnutlsOfferIt) {
-  std::vector<std::string> offering;
-  for (const auto& c : handshake_cases()) offering.push_back(c.provider);
+bool compiled_in(const std::string& provider) {
   const auto names = provider_names();
-  for (const char* p : {"openssl", "gnutls"})
-    if (std::find(names.begin(), names.end(), p) != names.end())
-      EXPECT_NE(std::find(offering.begin(), offering.end(), p), offering.end()) << p;
+  return std::find(names.begin(), names.end(), provider) != names.end();
+}
+
+TEST(Handshake, TheSystemOpensslGnutlsAndWolfsslOfferBoth) {
+  for (const char* p : {"openssl", "gnutls", "wolfssl"}) {
+    if (!compiled_in(p)) continue;
+    size_t offered = 0;
+    for (const auto& c : handshake_cases()) offered += c.provider == p;
+    EXPECT_EQ(offered, 2u) << p << ": tls13-x25519-ecdsa-p256 and tls13-x25519-rsa-2048";
+  }
+}
+
+// Botan 2 has no TLS 1.3 and Debian's mbedTLS 2.28 is built without its experimental one: neither
+// lists a handshake, each adapter refuses it (through prepare() too, as a probe would) with its
+// library's reason, and the runner's `list` gives that reason in providers[].not_offered.
+TEST(Handshake, BotanAndMbedtlsDoNotOfferItAndSayWhy) {
+  const struct {
+    const char* provider;
+    const char* why;
+  } expected[] = {
+      {"botan", "Botan 2 has no TLS 1.3"},
+      {"mbedtls", "MBEDTLS_SSL_PROTO_TLS1_3_EXPERIMENTAL"},
+  };
+  const nlohmann::json caps = capabilities();
+  size_t checked = 0;
+  for (const auto& e : expected) {
+    if (!compiled_in(e.provider)) continue;
+    Provider* p = get_provider(e.provider);
+    const auto offered = p->algorithms();
+    const nlohmann::json* listed = nullptr;
+    for (const auto& entry : caps["providers"])
+      if (entry["name"] == e.provider) listed = &entry;
+    ASSERT_NE(listed, nullptr) << e.provider;
+    for (const auto& a : algorithms()) {
+      if (a.kind != Kind::Handshake) continue;
+      ++checked;
+      EXPECT_EQ(std::find(offered.begin(), offered.end(), a.name), offered.end())
+          << e.provider << " lists " << a.name;
+      try {
+        p->prepare_handshake(a.name, handshake_params(a));
+        ADD_FAILURE() << e.provider << " prepared " << a.name;
+      } catch (const Unsupported& u) {
+        EXPECT_NE(std::string(u.what()).find(e.why), std::string::npos) << u.what();
+      }
+      EXPECT_THROW(p->prepare(a.name, OpKind::Handshake, handshake_params(a)), Unsupported);
+      const std::string reason =
+          listed->value("not_offered", nlohmann::json::object()).value(a.name, std::string());
+      EXPECT_NE(reason.find(e.why), std::string::npos)
+          << e.provider << " " << a.name << ": not_offered says '" << reason << "'";
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "neither botan nor mbedtls is compiled in";
 }
 
 }  // namespace
