@@ -6,15 +6,15 @@
 // the other reads. One run() frees the previous pair and makes one full handshake: both sides
 // stepped in turn (ClientHello; the server's flight; the client's Finished: two rounds of each
 // side's handshake call, four at most), every server call (creating its connection, each step,
-// freeing it) timed on this thread's CPU clock, and, when tamper_next() asked, one byte of the
-// server's first flight flipped before the client reads it. facts() reads what both sides
-// negotiated and their exporter values.
+// freeing it) timed on this thread's CPU clock, the size of the client's first flight counted,
+// and, when tamper_next() asked, one byte of the server's first flight flipped before the client
+// reads it. facts() reads what both sides negotiated and their exporter values.
 //
 // A library adds only its own part, the pure virtual functions below: make the two endpoints
 // over its transport, step one side, show the bytes the server wrote that the client has not
-// read, say what was negotiated, export keying material, free. Its destructor calls release()
-// (the base class cannot: the library's contexts are gone by then). Adapters that implement it:
-// openssl_tls.hpp (the OpenSSL family), gnutls.cpp, wolfssl_tls.hpp.
+// read, count those the client wrote, say what was negotiated, export keying material, free. Its
+// destructor calls release() (the base class cannot: the library's contexts are gone by then).
+// Adapters that implement it: openssl_tls.hpp (the OpenSSL family), gnutls.cpp, wolfssl_tls.hpp.
 #pragma once
 
 #include <algorithm>
@@ -96,6 +96,7 @@ class TlsHandshakeDriver : public HandshakeOperation {
     tamper_at_ = offset;
   }
   uint64_t server_cpu_ns() const final { return server_ns_; }
+  uint64_t client_hello_bytes() const final { return client_hello_bytes_; }
 
   // This thread's CPU time, ns.
   static uint64_t thread_cpu_ns() {
@@ -122,6 +123,8 @@ class TlsHandshakeDriver : public HandshakeOperation {
   // The bytes the server has written that the client has not read yet (*len of them), or
   // nullptr when there are none.
   virtual uint8_t* server_output(size_t* len) = 0;
+  // How many bytes the client has written that the server has not read yet.
+  virtual size_t client_output_bytes() = 0;
   // Frees the client's connection if there is one (also after a failed open_client()).
   virtual void free_client() = 0;
   // Whether there is a server connection to free (also after a failed open_server()).
@@ -170,6 +173,8 @@ class TlsHandshakeDriver : public HandshakeOperation {
     // ClientHello; the server's flight; the client's Finished: two rounds, four at most.
     for (int round = 0; round < 4 && !(client_done && server_done); ++round) {
       if (!client_done) client_done = step(TlsSide::Client);
+      // Before the server reads it: the client's first flight, its ClientHello (a count, no copy).
+      if (round == 0) client_hello_bytes_ = client_output_bytes();
       if (!server_done) server_call([&] { server_done = step(TlsSide::Server); });
       if (!tampered) {
         size_t len = 0;
@@ -188,6 +193,7 @@ class TlsHandshakeDriver : public HandshakeOperation {
   bool tamper_ = false;
   size_t tamper_at_ = 0;
   uint64_t server_ns_ = 0;
+  uint64_t client_hello_bytes_ = 0;
 };
 
 // For a provider's prepare_handshake(), after it found the algorithm in its own table: throws

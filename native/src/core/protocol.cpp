@@ -395,6 +395,8 @@ json result_message(const OpenCase& c) {
       for (const auto& smp : c.samples()) server.push_back(smp.server_cpu_ns);
       r["handshake"] = {{"server_cpu_ns", server},
                         {"clock", "CLOCK_THREAD_CPUTIME_ID around the server's calls"}};
+      if (const uint64_t n = c.client_hello_bytes(); n > 0)
+        r["handshake"]["client_hello_bytes"] = n;
     }
     const ClockCheck& k = c.clock_check();
     r["clock"] = {{"ghz_open", k.ghz_open}, {"ghz_close", k.ghz_close}};
