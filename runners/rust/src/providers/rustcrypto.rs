@@ -181,7 +181,6 @@ where
 /// constant-time comparison, `ctutils::CtEq`), on a clone of the keyed MAC per message, as
 /// `hmac_op` and `cmac_op!` compute one.
 fn mac_verify_op<M: hmac::Mac + hmac::KeyInit + Clone + 'static>(key: &[u8], tag_len: usize) -> Res<BoxOp> {
-    use hmac::Mac;
     let mac = <M as hmac::KeyInit>::new_from_slice(key).map_err(|_| failed("the key was refused"))?;
     op_box(move |io: &mut Io| {
         let (message, tag) = message_and_tag(io.input(), tag_len).ok_or_else(mac_mismatch)?;
