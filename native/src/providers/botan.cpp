@@ -28,6 +28,7 @@
 #include <botan/kdf.h>
 #include <botan/locking_allocator.h>
 #include <botan/mac.h>
+#include <botan/pk_ops.h>
 #include <botan/pkcs8.h>
 #include <botan/pubkey.h>
 #include <botan/pwdhash.h>
@@ -293,10 +294,11 @@ class MacVerify : public MacVerifyOp {
 
 // ---- public-key operations and KDFs ------------------------------------------------------------
 //
-// Keys are imported and PK_Signer / PK_Verifier / PK_Encryptor_EME / PK_Decryptor_EME /
-// PK_Key_Agreement built in prepare(); run() is the one call that does the operation. Those calls
-// return their result in a fresh vector, so every run() allocates it (there is no Botan 2 API that
-// writes a signature or shared secret into a caller's buffer). Botan 2.19 has no Ed448 or X448.
+// Keys are imported and PK_Signer / PK_Verifier / PK_Encryptor_EME / PK_Key_Agreement built in
+// prepare(), and for decryption the operation a PK_Decryptor_EME would wrap (DecryptOp); run() is
+// the one call that does the operation. Those calls return their result in a fresh vector, so
+// every run() allocates it (there is no Botan 2 API that writes a signature or shared secret into
+// a caller's buffer). Botan 2.19 has no Ed448 or X448.
 
 std::string botan_hash(const std::string& ours) {
   if (ours == "sha1") return "SHA-1";
@@ -535,22 +537,54 @@ class EncryptOp : public Operation {
   Botan::RandomNumberGenerator& rng_;
 };
 
+// RSA decryption through the operation PK_Decryptor_EME itself wraps, so that a refusal is a
+// status (docs/leaks.md, "Valid against invalid"). In Botan 2.19 PK_Decryptor_EME's constructor
+// is `m_op = key.create_decryption_op(rng, padding, provider)` and PK_Decryptor::decrypt is
+// `m_op->decrypt(valid_mask, in, len)` followed by `throw Decoding_Error` when valid_mask is 0
+// (src/lib/pubkey/pubkey.cpp); the same two calls are made here (Private_Key's
+// create_decryption_op and the public PK_Ops::Decryption of pk_ops.h), and valid_mask is read
+// instead of thrown. The decryption and the constant-time unpadding are the library's own.
 class DecryptOp : public Operation {
  public:
   DecryptOp(const AlgorithmInfo& info, std::unique_ptr<Botan::Private_Key> key,
             Botan::RandomNumberGenerator& rng)
-      : info_(info), key_(std::move(key)), dec_(*key_, rng, pk_padding(info)) {}
+      : info_(info),
+        key_(std::move(key)),
+        op_(key_->create_decryption_op(rng, pk_padding(info), "")) {
+    if (!op_) throw Error("botan " + info.name + ": the key does not decrypt");
+  }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
-    return guarded_run(info_.name, [&] {
-      const Botan::secure_vector<uint8_t> m = dec_.decrypt(in, len);
-      return copy_out(m.data(), m.size(), out);
-    });
+    size_t n = 0;
+    if (!try_run(in, len, out, n))
+      throw Error("botan " + info_.name + ": " +
+                  (refused_.empty() ? "Invalid public key ciphertext, cannot decrypt" : refused_));
+    return n;
+  }
+  bool refuses_by_status() const override { return true; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
+    uint8_t valid_mask = 0;
+    Botan::secure_vector<uint8_t> m;
+    try {
+      m = op_->decrypt(valid_mask, in, len);
+    } catch (const Botan::Exception& e) {
+      // A ciphertext not below the modulus ("RSA private op - input is too large"), which
+      // PK_Decryptor::decrypt throws as well; none of the leak classes is one.
+      refused_ = e.what();
+      return false;
+    }
+    if (valid_mask == 0) {
+      refused_.clear();  // run() then says what PK_Decryptor::decrypt's Decoding_Error says
+      return false;
+    }
+    out_len = copy_out(m.data(), m.size(), out);
+    return true;
   }
 
  private:
   const AlgorithmInfo& info_;
-  std::unique_ptr<Botan::Private_Key> key_;
-  Botan::PK_Decryptor_EME dec_;
+  std::unique_ptr<Botan::Private_Key> key_;  // the operation refers to it
+  std::unique_ptr<Botan::PK_Ops::Decryption> op_;
+  std::string refused_;  // the exception that refused the last decryption, if one did
 };
 
 class AgreeOp : public Operation {

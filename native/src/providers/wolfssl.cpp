@@ -153,6 +153,8 @@ class RsaOp : public Operation {
   RsaOp(const AlgorithmInfo& info, OpKind op, const Params& p, WC_RNG* rng)
       : op_(op),
         family_(info.family),
+        oaep_(family_ == "rsa-oaep"),
+        decrypt_(op == OpKind::Decrypt && (oaep_ || family_ == "rsa-pkcs1v15-enc")),
         // PKCS#1 v1.5 encryption hashes nothing; the digest is then an unused SHA-256.
         digest_(info.digest.empty() ? "sha256" : info.digest),
         sig_(p.signature),
@@ -181,33 +183,27 @@ class RsaOp : public Operation {
   }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
     RsaKey* key = key_.get();
-    if (family_ == "rsa-oaep") {
+    if (decrypt_) {
+      size_t n = 0;
+      if (!try_run(in, len, out, n))
+        check(refused_, oaep_ ? "RSA-OAEP decrypt" : "RSA PKCS#1 v1.5 decrypt");
+      return n;
+    }
+    if (oaep_) {
       // wolfCrypt rejects an empty message (BAD_FUNC_ARG), and without WOLFSSL_RSA_DECRYPT_TO_0_LEN
       // (not in Debian's build) it also cannot decrypt to one: that case fails with the same
       // RSA_BUFFER_E as every invalid ciphertext, so only the encryption side can be told apart.
-      if (op_ == OpKind::Encrypt && len == 0)
-        throw Unsupported("wolfSSL 5.5 cannot OAEP-encrypt an empty message");
-      if (op_ == OpKind::Decrypt && len != k_)
-        throw Error("RSA-OAEP ciphertext has the wrong length");
+      if (len == 0) throw Unsupported("wolfSSL 5.5 cannot OAEP-encrypt an empty message");
       const int ret =
-          op_ == OpKind::Encrypt
-              ? wc_RsaPublicEncrypt_ex(nonnull(in), len32(len), out, k_, key, rng_, WC_RSA_OAEP_PAD,
-                                       WC_HASH_TYPE_SHA256, WC_MGF1SHA256, nullptr, 0)
-              : wc_RsaPrivateDecrypt_ex(nonnull(in), len32(len), out, k_, key, WC_RSA_OAEP_PAD,
-                                        WC_HASH_TYPE_SHA256, WC_MGF1SHA256, nullptr, 0);
-      if (ret < 0) check(ret, op_ == OpKind::Encrypt ? "RSA-OAEP encrypt" : "RSA-OAEP decrypt");
+          wc_RsaPublicEncrypt_ex(nonnull(in), len32(len), out, k_, key, rng_, WC_RSA_OAEP_PAD,
+                                 WC_HASH_TYPE_SHA256, WC_MGF1SHA256, nullptr, 0);
+      if (ret < 0) check(ret, "RSA-OAEP encrypt");
       return static_cast<size_t>(ret);
     }
     if (family_ == "rsa-pkcs1v15-enc") {
-      if (op_ == OpKind::Encrypt && len == 0)
-        throw Unsupported("wolfSSL 5.5 cannot encrypt an empty message");
-      if (op_ == OpKind::Decrypt && len != k_)
-        throw Error("RSA PKCS#1 v1.5 ciphertext has the wrong length");
-      const int ret = op_ == OpKind::Encrypt
-                          ? wc_RsaPublicEncrypt(nonnull(in), len32(len), out, k_, key, rng_)
-                          : wc_RsaPrivateDecrypt(nonnull(in), len32(len), out, k_, key);
-      if (ret < 0)
-        check(ret, op_ == OpKind::Encrypt ? "RSA PKCS#1 v1.5 encrypt" : "RSA PKCS#1 v1.5 decrypt");
+      if (len == 0) throw Unsupported("wolfSSL 5.5 cannot encrypt an empty message");
+      const int ret = wc_RsaPublicEncrypt(nonnull(in), len32(len), out, k_, key, rng_);
+      if (ret < 0) check(ret, "RSA PKCS#1 v1.5 encrypt");
       return static_cast<size_t>(ret);
     }
     const byte* hash = digest_(in, len);
@@ -226,6 +222,25 @@ class RsaOp : public Operation {
     if (ret < 0 || static_cast<word32>(ret) != info_len || std::memcmp(decoded, info, info_len))
       throw Error("RSA PKCS#1 v1.5 signature invalid");
     return 0;
+  }
+
+  // RSA decryption: wc_RsaPrivateDecrypt(_ex) refuses a ciphertext with a negative return code,
+  // a status (docs/leaks.md, "Valid against invalid"); run() throws it in the library's words.
+  bool refuses_by_status() const override { return decrypt_; }
+  bool try_run(const uint8_t* in, size_t len, uint8_t* out, size_t& out_len) override {
+    if (!decrypt_) return Operation::try_run(in, len, out, out_len);
+    if (len != k_)
+      throw Error(oaep_ ? "RSA-OAEP ciphertext has the wrong length"
+                        : "RSA PKCS#1 v1.5 ciphertext has the wrong length");
+    const int ret = oaep_ ? wc_RsaPrivateDecrypt_ex(in, k_, out, k_, key_.get(), WC_RSA_OAEP_PAD,
+                                                    WC_HASH_TYPE_SHA256, WC_MGF1SHA256, nullptr, 0)
+                          : wc_RsaPrivateDecrypt(in, k_, out, k_, key_.get());
+    if (ret < 0) {
+      refused_ = ret;
+      return false;
+    }
+    out_len = static_cast<size_t>(ret);
+    return true;
   }
 
  private:
@@ -252,6 +267,8 @@ class RsaOp : public Operation {
   RsaKeyHolder key_;
   OpKind op_;
   std::string family_;
+  bool oaep_, decrypt_;  // RSA-OAEP; a decryption (OAEP or PKCS#1 v1.5)
+  int refused_ = 0;      // the last refused decryption's code
   Digest digest_;
   Bytes sig_;
   WC_RNG* rng_;

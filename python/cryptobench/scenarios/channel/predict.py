@@ -126,6 +126,12 @@ def break_even(results: RunResults) -> list[BreakEven]:
     return out
 
 
+# The handshakes the OpenSSL core's figures predict: OpenSSL's TLS on loopback and OpenVPN's (both
+# OpenSSL underneath, accelerated or not). The Go crypto/tls handshakes (`tls-kex`) are another
+# library's and carry no `accel`; nothing here predicts them.
+PREDICTED_PARTS = ("tls", "handshake")
+
+
 def figures(db: Store, measured: list) -> list:
     """Prediction and break-even figures for the handshake configurations in `measured` (this
     run's figures), from the newest stored core run with OpenSSL's public-key cases."""
@@ -144,6 +150,8 @@ def figures(db: Store, measured: list) -> list:
     seen = set()
     for f in measured:
         if f.metric != "handshakes per server CPU-s" or f.status != "ok":
+            continue
+        if f.key.get("part") not in PREDICTED_PARTS:  # another stack's (Go's crypto/tls)
             continue
         k = f.key
         group = k.get("group") or k.get("dh")
