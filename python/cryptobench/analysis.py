@@ -87,6 +87,14 @@ class CaseResult:
         per_op = [t / s[0] for t, s in zip(totals, self.raw_samples, strict=True) if s[0] > 0]
         return stats.median(per_op) if per_op else None
 
+    @property
+    def client_hello_bytes(self) -> int | None:
+        """A handshake case's ClientHello on the wire: the bytes of the client's first flight,
+        record headers included (the runner's `handshake.client_hello_bytes`). None where not
+        counted."""
+        n = (self.measurement.get("handshake") or {}).get("client_hello_bytes")
+        return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
     def memory_texts(self) -> tuple[str, str]:
         """Heap bytes per operation and the resident peak's rise, as tables show them: 'not
         measured' where the runner could not count one, never 0; '-' for a case not measured at

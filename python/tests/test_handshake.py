@@ -16,6 +16,7 @@ from cryptobench.gate import vectors as gate_vectors
 from cryptobench.reproductions.openssl3 import reproduce
 
 ECDSA, RSA = "tls13-x25519-ecdsa-p256", "tls13-x25519-rsa-2048"
+HYBRID = "tls13-x25519mlkem768-ecdsa-p256"
 
 
 def run_cases(native_runner, provider: str, algorithms: list[str], vectors=None) -> dict:
@@ -50,6 +51,8 @@ def test_a_handshake_run_stores_the_servers_cpu_per_handshake(native_runner, tmp
         # The server's share of each handshake: some CPU time, less than the whole handshake.
         assert c.server_cpu_ns is not None, c.measurement
         assert 0 < c.server_cpu_ns < c.median_ns, (c.server_cpu_ns, c.median_ns)
+        # The ClientHello as sent: one X25519 share (32 bytes), well inside one packet.
+        assert c.client_hello_bytes is not None and 100 < c.client_hello_bytes < 1000, c.measurement
 
 
 def test_the_gate_refuses_a_handshake_that_negotiates_another_suite(native_runner, tmp_path):
@@ -78,6 +81,25 @@ def test_built_openssl_versions_shake_hands(native_runner):
         result = run_cases(native_runner, provider, [RSA])[RSA]
         assert result["status"] == "ok", (provider, result["reason"])
         assert len(result["handshake"]["server_cpu_ns"]) == len(result["samples"])
+
+
+def test_an_openssl_with_the_hybrid_group_shakes_hands_with_it(native_runner):
+    """X25519MLKEM768 where the library has it (OpenSSL >= 3.5): gated like the others, and its
+    ClientHello carries the 1216-byte hybrid share where the other case's carries 32 bytes (less
+    OpenSSL's 8-byte ec_point_formats extension, which it sends only with an elliptic-curve group
+    to offer: 1176 bytes more)."""
+    done = subprocess.run([str(native_runner), "list"], capture_output=True, text=True, check=True)
+    providers = json.loads(done.stdout.splitlines()[0])["providers"]
+    offering = [p["name"] for p in providers if any(a["name"] == HYBRID for a in p["algorithms"])]
+    if not offering:
+        pytest.skip("no OpenSSL >= 3.5 built with libssl here (make versions, docs/versions.md)")
+    for provider in offering:
+        results = run_cases(native_runner, provider, [HYBRID, ECDSA])
+        hybrid, classic = results[HYBRID], results[ECDSA]
+        assert hybrid["status"] == "ok", (provider, hybrid["reason"])
+        assert ", x25519mlkem768;" in hybrid["gate"]["kat"], hybrid["gate"]
+        hello = [r["handshake"]["client_hello_bytes"] for r in (hybrid, classic)]
+        assert hello[0] > 1216 and 1100 < hello[0] - hello[1] <= 1216 - 32, (provider, hello)
 
 
 def test_reproduce_openssl3_judges_the_servers_handshakes_per_cpu_second():

@@ -26,13 +26,16 @@ done
 python3 - "$tmp" "$(openssl version)" > "$here/tls13.json" <<'PY'
 import json, sys
 tmp, tool = sys.argv[1], sys.argv[2]
-cases = (("tls13-x25519-ecdsa-p256", "ecdsa-p256"), ("tls13-x25519-rsa-2048", "rsa-2048"))
+cases = (("tls13-x25519-ecdsa-p256", "ecdsa-p256", "x25519"),
+         ("tls13-x25519-rsa-2048", "rsa-2048", "x25519"),
+         ("tls13-x25519mlkem768-ecdsa-p256", "ecdsa-p256", "x25519mlkem768"))
 doc = {
     "family": "tls13",
     "title": "Server certificates and the expected negotiation of the in-memory TLS 1.3 handshake",
     "sources": [
         "RFC 8446 (TLS 1.3): version TLSv1.3, cipher suite TLS_AES_128_GCM_SHA256 (B.4), "
-        "key exchange group x25519 (4.2.7); RFC 5705/8446 7.5 exporters",
+        "key exchange group x25519 (4.2.7); RFC 5705/8446 7.5 exporters; the hybrid group "
+        "X25519MLKEM768 (draft-ietf-tls-ecdhe-mlkem, code point 0x11EC)",
         "Not known answers from a standard: a handshake is randomised. Each vector is the "
         "server's certificate (self-signed X.509 v3 for cryptobench.test, the client's only "
         "trust anchor) and its PKCS#8 key (the test key of keys.json), made once by "
@@ -41,7 +44,7 @@ doc = {
     ],
     "vectors": [],
 }
-for alg, key in cases:
+for alg, key, group in cases:
     doc["vectors"].append({
         "algorithm": alg,
         "source": f"self-signed certificate of keys.json {key} for cryptobench.test "
@@ -51,7 +54,7 @@ for alg, key in cases:
         "server_name": "cryptobench.test",
         "version": "TLSv1.3",
         "suite": "TLS_AES_128_GCM_SHA256",
-        "group": "x25519",
+        "group": group,
     })
 print(json.dumps(doc, indent=1))
 PY

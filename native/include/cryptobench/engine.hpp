@@ -132,6 +132,9 @@ class OpenCase {
   uint64_t rewarms() const { return rewarms_; }
   // Whether this is a handshake case, whose samples carry server_cpu_ns.
   bool handshake() const { return handshake_case_; }
+  // Handshake cases: the bytes of the client's first flight in the timed instance's last
+  // handshake (HandshakeOperation::client_hello_bytes); 0 when not counted.
+  uint64_t client_hello_bytes() const { return handshake_ ? handshake_->client_hello_bytes() : 0; }
 
   // Takes one sample (status must be Ok) and records it. Throws Error when the library fails.
   // A sample that starts more than kVisitGapNs after the previous one ended (another case or

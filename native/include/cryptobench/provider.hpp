@@ -160,6 +160,9 @@ class HandshakeOperation : public Operation {
   // so far, ns: the server's share of the handshakes, creating and freeing its connection
   // included.
   virtual uint64_t server_cpu_ns() const = 0;
+  // The bytes of the client's first flight (its ClientHello, TLS record headers included) in the
+  // last run() that got that far; 0 where the adapter does not count them.
+  virtual uint64_t client_hello_bytes() const { return 0; }
 };
 
 // A variant is the same library on a different code path (e.g. hardware acceleration off).

@@ -123,6 +123,27 @@ json sample_json(const Sample& s) {
   return j;
 }
 
+// Why the provider does not offer each handshake algorithm it does not list: its adapter's own
+// refusal, from prepare_handshake (which needs no parameters to say no), as the other runners
+// probe every algorithm through their adapters (docs/protocol.md, "What a provider offers").
+// The native adapters list the rest of what they offer from their own tables.
+json handshakes_not_offered(Provider& p, const std::vector<std::string>& offered) {
+  json out = json::object();
+  for (const auto& a : algorithms()) {
+    if (a.kind != Kind::Handshake ||
+        std::find(offered.begin(), offered.end(), a.name) != offered.end())
+      continue;
+    try {
+      p.prepare_handshake(a.name, Params{});
+    } catch (const Unsupported& e) {
+      out[a.name] = e.what();
+    } catch (const std::exception&) {
+      // refused for the empty parameters, not for the algorithm: not a reason
+    }
+  }
+  return out;
+}
+
 json provider_json(const std::string& name) {
   Provider* p = get_provider(name);
   json variants = json::array();
@@ -132,7 +153,8 @@ json provider_json(const std::string& name) {
     variants.push_back({{"name", v.name}, {"description", v.description}, {"env", env}});
   }
   json algs = json::array();
-  for (const auto& a : p->algorithms()) {
+  const auto offered = p->algorithms();
+  for (const auto& a : offered) {
     const AlgorithmInfo* info = find_algorithm(a);
     if (!info) continue;
     json ops = json::array();
@@ -146,6 +168,7 @@ json provider_json(const std::string& name) {
       {"variants", variants}, {"algorithms", algs},      {"code_path", code_path}};
   if (const std::string why = unusable_reason(name); !why.empty()) out["unusable"] = why;
   if (p->baseline()) out["baseline"] = true;
+  if (json why = handshakes_not_offered(*p, offered); !why.empty()) out["not_offered"] = why;
   return out;
 }
 
@@ -372,6 +395,8 @@ json result_message(const OpenCase& c) {
       for (const auto& smp : c.samples()) server.push_back(smp.server_cpu_ns);
       r["handshake"] = {{"server_cpu_ns", server},
                         {"clock", "CLOCK_THREAD_CPUTIME_ID around the server's calls"}};
+      if (const uint64_t n = c.client_hello_bytes(); n > 0)
+        r["handshake"]["client_hello_bytes"] = n;
     }
     const ClockCheck& k = c.clock_check();
     r["clock"] = {{"ghz_open", k.ghz_open}, {"ghz_close", k.ghz_close}};

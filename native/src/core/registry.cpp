@@ -93,7 +93,8 @@ KeyParts Provider::decode_key(const std::string& algorithm, const Bytes&) {
 
 std::unique_ptr<HandshakeOperation> Provider::prepare_handshake(const std::string& algorithm,
                                                                 const Params&) {
-  throw Unsupported(name() + " does not offer " + algorithm);
+  throw Unsupported(name() + " does not offer " + algorithm + ": the " + name() +
+                    " adapter has no TLS handshake");
 }
 
 std::unique_ptr<Operation> Provider::prepare_mac_verify(const std::string& algorithm,

@@ -885,6 +885,8 @@ class BotanProvider : public Provider {
                                      const Params& params) override {
     if (const AlgorithmInfo* kl = find_algorithm(algorithm); kl && kl->kind == Kind::Keyload)
       return std::make_unique<KeyloadOp>(checked_algorithm(algorithm, op).name);
+    if (const AlgorithmInfo* hs = find_algorithm(algorithm); hs && hs->kind == Kind::Handshake)
+      return prepare_handshake(algorithm, params);
     if (const AlgorithmInfo* pk = find_algorithm(algorithm);
         pk && (is_public_key(pk->kind) || pk->kind == Kind::Kdf))
       return prepare_public_key(checked_algorithm(algorithm, op), op, params);
@@ -912,6 +914,16 @@ class BotanProvider : public Provider {
     const Binding* b = find_binding(algorithm);
     if (!b || b->api != Api::Mac) throw Unsupported("botan does not offer " + algorithm);
     return std::make_unique<MacVerify>(info, b->spec, params);
+  }
+  // The handshake kind is TLS 1.3, which Botan 2 does not have: its TLS ends at 1.2
+  // (Botan::TLS::Protocol_Version stops at TLS_V12, botan/tls_version.h); TLS 1.3 arrived in
+  // Botan 3.0. Not offered, with that reason (the `list`'s not_offered).
+  std::unique_ptr<HandshakeOperation> prepare_handshake(const std::string& algorithm,
+                                                        const Params&) override {
+    checked_algorithm(algorithm, OpKind::Handshake);
+    throw Unsupported("botan does not offer " + algorithm +
+                      ": Botan 2 has no TLS 1.3 (its TLS ends at 1.2, "
+                      "Botan::TLS::Protocol_Version::TLS_V12); TLS 1.3 arrived in Botan 3.0");
   }
   std::map<std::string, std::string> code_path() const override {
     std::map<std::string, std::string> out;

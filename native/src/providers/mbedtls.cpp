@@ -1015,6 +1015,7 @@ class MbedtlsProvider : public Provider {
       if (!keyload_offered(*info)) throw Unsupported("mbedtls does not decode " + algorithm);
       return std::make_unique<KeyloadOp>(*info);
     }
+    if (info->kind == Kind::Handshake) return prepare_handshake(algorithm, params);
     if (is_public_key(info->kind) || info->kind == Kind::Kdf) return prepare_pk(*info, op, params);
     if (const CipherRow* row = lookup(kCiphers, algorithm)) {
       const mbedtls_cipher_info_t* ci = cipher_info(row->type, algorithm);
@@ -1028,6 +1029,26 @@ class MbedtlsProvider : public Provider {
     if (const CipherRow* row = lookup(kCmacs, algorithm))
       return std::make_unique<CmacOp>(cipher_info(row->type, algorithm), algorithm, params);
     throw Unsupported("mbedtls does not offer " + algorithm);
+  }
+  // The handshake kind is TLS 1.3. In mbedTLS 2.28 that is an experimental prototype behind
+  // MBEDTLS_SSL_PROTO_TLS1_3_EXPERIMENTAL ("no feature exposed through this macro is part of
+  // the public API"), which Debian's build leaves out (mbedtls/config.h:
+  // "//#define MBEDTLS_SSL_PROTO_TLS1_3_EXPERIMENTAL"). Not offered, with that reason.
+  std::unique_ptr<HandshakeOperation> prepare_handshake(const std::string& algorithm,
+                                                        const Params&) override {
+    checked_algorithm(algorithm, OpKind::Handshake);
+#ifdef MBEDTLS_SSL_PROTO_TLS1_3_EXPERIMENTAL
+    throw Unsupported("mbedtls does not offer " + algorithm +
+                      ": mbedTLS " MBEDTLS_VERSION_STRING
+                      " has its experimental TLS 1.3 compiled in, but this adapter has no TLS "
+                      "code (it links libmbedcrypto and libmbedx509 only)");
+#else
+    throw Unsupported("mbedtls does not offer " + algorithm +
+                      ": mbedTLS " MBEDTLS_VERSION_STRING
+                      " is built without TLS 1.3 (mbedtls/config.h: "
+                      "//#define MBEDTLS_SSL_PROTO_TLS1_3_EXPERIMENTAL; in 2.28 it is an "
+                      "experimental prototype, not part of the public API)");
+#endif
   }
 #ifdef CB_MBEDTLS_CT_MEMCMP
   // mbedTLS has no MAC verification function; mbedtls_ct_memcmp is its constant-time comparison.

@@ -34,9 +34,7 @@
 #include <openssl/objects.h>
 #include <openssl/ssl.h>
 
-#include <algorithm>
-#include <cctype>
-#include <ctime>
+#include "cryptobench/tls_driver.hpp"
 #endif
 
 #include <cstdlib>

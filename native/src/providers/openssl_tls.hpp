@@ -1,15 +1,25 @@
 // The in-memory TLS 1.3 handshake for the OpenSSL family (catalogue kind `handshake`): a client
-// and a server SSL in one thread, each writing into a memory BIO the other reads, so one run is
-// one full handshake with no socket and no other thread. The calls are the same in the 1.1.1 API
-// (1.1.1, AWS-LC, BoringSSL) and in OpenSSL 3 but for two of BoringSSL's (its TLS 1.3 suites and
-// the negotiated group, below, under OPENSSL_IS_BORINGSSL), so, like
-// openssl_keyload.hpp, this is a fragment of an adapter, not a header of its own: openssl.cpp and
-// openssl11.cpp include it inside their anonymous namespace, after their `last_error` and
-// `check`, when they are built with libssl (CB_HAS_LIBSSL: the system library, and a versioned
-// build whose build.json lists libssl.a).
-// The including adapter includes <openssl/ssl.h>, <openssl/x509.h>, <openssl/objects.h>,
-// <cctype>, <cstring> and <ctime> at file scope first.
+// and a server SSL in one thread, each writing into a memory BIO the other reads, stepped by the
+// shared driver (cryptobench/tls_driver.hpp), so one run is one full handshake with no socket and
+// no other thread. The calls are the same in the 1.1.1 API (1.1.1, AWS-LC, BoringSSL) and in
+// OpenSSL 3 but for two of BoringSSL's (its TLS 1.3 suites and the negotiated group, below, under
+// OPENSSL_IS_BORINGSSL), so, like openssl_keyload.hpp, this is a fragment of an adapter, not a
+// header of its own: openssl.cpp and openssl11.cpp include it inside their
+// anonymous namespace, after their `last_error` and `check`, when they are built with libssl
+// (CB_HAS_LIBSSL: the system library, and a versioned build whose build.json lists libssl.a).
+// The including adapter includes <openssl/ssl.h>, <openssl/x509.h>, <openssl/objects.h> and
+// "cryptobench/tls_driver.hpp" at file scope first.
 #pragma once
+
+// The hybrid post-quantum group X25519MLKEM768 (draft-ietf-tls-ecdhe-mlkem, code point 0x11EC)
+// is OpenSSL's from 3.5 on (its TLS group list, providers/common/capabilities.c). BoringSSL and
+// AWS-LC, on this fragment through openssl11.cpp, name it differently and are not configured
+// for it here.
+#if !defined(OPENSSL_IS_BORINGSSL) && !defined(OPENSSL_IS_AWSLC) && \
+    OPENSSL_VERSION_NUMBER >= 0x30500000L
+#define CB_TLS_HYBRID_MLKEM 1
+#endif
+constexpr const char* kTlsHybridCase = "tls13-x25519mlkem768-ecdsa-p256";
 
 // What each handshake algorithm configures on both sides: the one TLS 1.3 cipher suite, the one
 // key exchange group and the one signature scheme the server's certificate signs with.
@@ -21,6 +31,9 @@ struct TlsCase {
 constexpr TlsCase kTlsCases[] = {
     {"tls13-x25519-ecdsa-p256", "X25519", "ECDSA+SHA256"},
     {"tls13-x25519-rsa-2048", "X25519", "rsa_pss_rsae_sha256"},
+#ifdef CB_TLS_HYBRID_MLKEM
+    {kTlsHybridCase, "X25519MLKEM768", "ECDSA+SHA256"},
+#endif
 };
 constexpr const char* kTlsSuite = "TLS_AES_128_GCM_SHA256";
 
@@ -30,10 +43,18 @@ inline const TlsCase* tls_case(const std::string& algorithm) {
   return nullptr;
 }
 
-inline uint64_t thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+// Why this build does not offer a handshake of the catalogue (the runner's `list` gives it as
+// not_offered); "" when there is nothing more to say than that it does not.
+inline std::string tls_not_offered_reason(const std::string& algorithm) {
+#if !defined(CB_TLS_HYBRID_MLKEM) && (defined(OPENSSL_IS_BORINGSSL) || defined(OPENSSL_IS_AWSLC))
+  if (algorithm == kTlsHybridCase)
+    return ": this adapter configures the X25519MLKEM768 group for OpenSSL >= 3.5 only";
+#elif !defined(CB_TLS_HYBRID_MLKEM)
+  if (algorithm == kTlsHybridCase)
+    return ": " OPENSSL_VERSION_TEXT " has no X25519MLKEM768 TLS group (it arrived in OpenSSL 3.5)";
+#endif
+  (void)algorithm;
+  return "";
 }
 
 struct TlsCtxFree {
@@ -46,9 +67,9 @@ struct TlsPkeyFree {
   void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
 };
 
-class TlsHandshakeOp : public HandshakeOperation {
+class TlsHandshakeOp : public TlsHandshakeDriver {
  public:
-  TlsHandshakeOp(const TlsCase& c, const Params& p) : server_name_(p.server_name) {
+  TlsHandshakeOp(const TlsCase& c, const Params& p) : TlsHandshakeDriver(p.server_name) {
     const unsigned char* q = p.certificate.data();
     std::unique_ptr<X509, TlsX509Free> cert(
         d2i_X509(nullptr, &q, static_cast<long>(p.certificate.size())));
@@ -72,48 +93,6 @@ class TlsHandshakeOp : public HandshakeOperation {
   }
   ~TlsHandshakeOp() override { release(); }
 
-  size_t run(const uint8_t*, size_t, uint8_t*) override {
-    release();  // the previous pair: one connection freed per handshake, as one is made
-    ERR_clear_error();
-    const bool tamper = tamper_;
-    tamper_ = false;
-    try {
-      handshake(tamper);
-    } catch (...) {
-      release();
-      throw;
-    }
-    completed_ = true;
-    return 0;
-  }
-
-  HandshakeFacts facts() override {
-    if (!completed_) throw Error("no completed handshake to read");
-    HandshakeFacts f;
-    const std::string client_version = SSL_get_version(client_);
-    const std::string server_version = SSL_get_version(server_);
-    f.version = client_version == server_version
-                    ? client_version
-                    : "client " + client_version + ", server " + server_version;
-    f.suite = suite(client_);
-    if (suite(server_) != f.suite) f.suite = "client " + f.suite + ", server " + suite(server_);
-    f.group = group(client_);
-    if ((SSL_get_verify_mode(client_) & SSL_VERIFY_PEER) &&
-        SSL_get_verify_result(client_) == X509_V_OK)
-      f.verified =
-          "SSL_VERIFY_PEER, X509_V_OK against the test certificate as the only trust "
-          "anchor, host name " +
-          server_name_;
-    f.client_exporter = exporter(client_);
-    f.server_exporter = exporter(server_);
-    return f;
-  }
-  void tamper_next(size_t offset) override {
-    tamper_ = true;
-    tamper_at_ = offset;
-  }
-  uint64_t server_cpu_ns() const override { return server_ns_; }
-
  private:
   static std::unique_ptr<SSL_CTX, TlsCtxFree> context(const SSL_METHOD* method, const TlsCase& c) {
     std::unique_ptr<SSL_CTX, TlsCtxFree> ctx(SSL_CTX_new(method));
@@ -134,55 +113,18 @@ class TlsHandshakeOp : public HandshakeOperation {
     return ctx;
   }
 
-  // The key exchange group the handshake used, lower-case ("x25519"): the type of the peer's key
-  // share in OpenSSL and AWS-LC; BoringSSL has no SSL_get_peer_tmp_key and names the group.
-  static std::string group(SSL* ssl) {
-    std::string out;
-#ifdef OPENSSL_IS_BORINGSSL
-    const char* name = SSL_get_group_name(SSL_get_group_id(ssl));
-#else
-    EVP_PKEY* share = nullptr;
-    if (SSL_get_peer_tmp_key(ssl, &share) != 1 || !share) return out;
-    const char* name = OBJ_nid2sn(EVP_PKEY_id(share));  // a static string: outlives the key
-    EVP_PKEY_free(share);
-#endif
-    for (const char* s = name ? name : "?"; *s; ++s)
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(*s)));
-    return out;
-  }
-
-  static std::string suite(const SSL* ssl) {
-    const SSL_CIPHER* c = SSL_get_current_cipher(ssl);
-    const char* name = c ? SSL_CIPHER_standard_name(c) : nullptr;
-    return name ? name : "(none)";
-  }
-
-  static Bytes exporter(SSL* ssl) {
-    Bytes out(kExporterBytes);
-    if (SSL_export_keying_material(ssl, out.data(), out.size(), kExporterLabel,
-                                   std::strlen(kExporterLabel), nullptr, 0, 0) != 1)
-      throw Error(last_error("SSL_export_keying_material"));
-    return out;
-  }
-
-  // A memory BIO that reads -1 with "retry" when empty, as a non-blocking socket would.
+  // A memory BIO that reads -1 with "retry" when empty, as a non-blocking socket would; nullptr
+  // when it cannot be made.
   static BIO* memory_pipe() {
     BIO* b = BIO_new(BIO_s_mem());
-    if (!b) throw Error(last_error("BIO_new"));
-    BIO_set_mem_eof_return(b, -1);
+    if (b) BIO_set_mem_eof_return(b, -1);
     return b;
   }
 
-  // One handshake step of one side: true when its handshake is complete.
-  static bool step(SSL* ssl, const char* side) {
-    const int rc = SSL_do_handshake(ssl);
-    if (rc == 1) return true;
-    const int err = SSL_get_error(ssl, rc);
-    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) return false;
-    throw Error(std::string(side) + ": " + last_error("handshake"));
-  }
+  SSL* ssl(TlsSide side) const { return side == TlsSide::Client ? client_ : server_; }
 
-  void handshake(bool tamper) {
+  void open_client() override {
+    ERR_clear_error();
     client_ = SSL_new(client_ctx_.get());
     if (!client_) throw Error(last_error("SSL_new (client)"));
 #if defined(OPENSSL_VERSION_MAJOR) && OPENSSL_VERSION_MAJOR >= 4
@@ -194,72 +136,121 @@ class TlsHandshakeOp : public HandshakeOperation {
 #endif
     check(static_cast<int>(SSL_set_tlsext_host_name(client_, server_name_.c_str())), "SNI");
     SSL_set_connect_state(client_);
-    const uint64_t t0 = thread_cpu_ns();
-    server_ = SSL_new(server_ctx_.get());
-    server_ns_ += thread_cpu_ns() - t0;
-    if (!server_) throw Error(last_error("SSL_new (server)"));
-    SSL_set_accept_state(server_);
     // Client to server and server to client: each SSL reads one and writes the other, so each
-    // BIO has two owners (SSL_set_bio takes one reference of each).
+    // BIO has two owners; the client takes its references here, the server in open_server.
     BIO* c2s = memory_pipe();
     BIO* s2c = memory_pipe();
-    BIO_up_ref(c2s);
-    BIO_up_ref(s2c);
+    if (!c2s || !s2c) {
+      BIO_free(c2s);
+      BIO_free(s2c);
+      throw Error(last_error("BIO_new"));
+    }
     SSL_set_bio(client_, s2c, c2s);
-    SSL_set_bio(server_, c2s, s2c);
-    bool client_done = false, server_done = false, tampered = !tamper;
-    // ClientHello; the server's flight; the client's Finished: two rounds, four at most.
-    for (int round = 0; round < 4 && !(client_done && server_done); ++round) {
-      if (!client_done) client_done = step(client_, "client");
-      if (!server_done) {
-        const uint64_t s0 = thread_cpu_ns();
-        try {
-          server_done = step(server_, "server");
-        } catch (...) {
-          server_ns_ += thread_cpu_ns() - s0;
-          throw;
-        }
-        server_ns_ += thread_cpu_ns() - s0;
-      }
-      if (!tampered && BIO_pending(s2c) > 0) {
-        char* data = nullptr;
-        const long n = BIO_get_mem_data(s2c, &data);
-        if (n > 0 && data) data[std::min(tamper_at_, static_cast<size_t>(n) - 1)] ^= 0x01;
-        tampered = true;
-      }
-    }
-    if (!(client_done && server_done))
-      throw Error("the handshake did not complete in four rounds of both sides");
+    c2s_ = c2s;
+    s2c_ = s2c;
   }
 
-  void release() {
-    completed_ = false;
-    SSL_free(client_);
+  void open_server() override {
+    server_ = SSL_new(server_ctx_.get());
+    if (!server_) throw Error(last_error("SSL_new (server)"));
+    SSL_set_accept_state(server_);
+    BIO_up_ref(c2s_);
+    BIO_up_ref(s2c_);
+    SSL_set_bio(server_, c2s_, s2c_);
+  }
+
+  bool step(TlsSide side) override {
+    const int rc = SSL_do_handshake(ssl(side));
+    if (rc == 1) return true;
+    const int err = SSL_get_error(ssl(side), rc);
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) return false;
+    throw Error(std::string(side_name(side)) + ": " + last_error("handshake"));
+  }
+
+  size_t client_output_bytes() override {
+    const int n = BIO_pending(c2s_);
+    return n > 0 ? static_cast<size_t>(n) : 0;
+  }
+
+  uint8_t* server_output(size_t* len) override {
+    if (BIO_pending(s2c_) <= 0) return nullptr;
+    char* data = nullptr;
+    const long n = BIO_get_mem_data(s2c_, &data);
+    *len = n > 0 ? static_cast<size_t>(n) : 0;
+    return reinterpret_cast<uint8_t*>(data);
+  }
+
+  void free_client() override {
+    SSL_free(client_);  // the BIOs go with the last of their two owners
     client_ = nullptr;
-    if (server_) {
-      const uint64_t t0 = thread_cpu_ns();
-      SSL_free(server_);
-      server_ns_ += thread_cpu_ns() - t0;
-      server_ = nullptr;
-    }
+    c2s_ = s2c_ = nullptr;
+  }
+  bool server_open() const override { return server_ != nullptr; }
+  void free_server() override {
+    SSL_free(server_);
+    server_ = nullptr;
   }
 
-  std::string server_name_;
+  std::string version(TlsSide side) override { return SSL_get_version(ssl(side)); }
+
+  std::string suite(TlsSide side) override {
+    const SSL_CIPHER* c = SSL_get_current_cipher(ssl(side));
+    const char* name = c ? SSL_CIPHER_standard_name(c) : nullptr;
+    return name ? name : "(none)";
+  }
+
+  std::string group() override {
+#ifdef OPENSSL_IS_BORINGSSL
+    // BoringSSL has no SSL_get_peer_tmp_key: it names the group the handshake used.
+    const char* group_name = SSL_get_group_name(SSL_get_group_id(client_));
+    return group_name ? group_name : "";
+#else
+    EVP_PKEY* share = nullptr;
+    if (SSL_get_peer_tmp_key(client_, &share) == 1 && share) {
+      const char* sn = OBJ_nid2sn(EVP_PKEY_id(share));
+      std::string name = sn ? sn : "?";
+      EVP_PKEY_free(share);
+      return name;
+    }
+#ifdef CB_TLS_HYBRID_MLKEM
+    // A KEM group leaves the client no peer key (it decapsulated the server's ciphertext): the
+    // group's TLS name instead (SSL_get0_group_name, OpenSSL >= 3.2).
+    if (const char* name = SSL_get0_group_name(client_)) return name;
+#endif
+    return "";
+#endif
+  }
+
+  std::string verified() override {
+    if ((SSL_get_verify_mode(client_) & SSL_VERIFY_PEER) &&
+        SSL_get_verify_result(client_) == X509_V_OK)
+      return "SSL_VERIFY_PEER, X509_V_OK against the test certificate as the only trust "
+             "anchor, host name " +
+             server_name_;
+    return "";
+  }
+
+  Bytes exporter(TlsSide side) override {
+    Bytes out(kExporterBytes);
+    if (SSL_export_keying_material(ssl(side), out.data(), out.size(), kExporterLabel,
+                                   std::strlen(kExporterLabel), nullptr, 0, 0) != 1)
+      throw Error(last_error("SSL_export_keying_material"));
+    return out;
+  }
+
   std::unique_ptr<SSL_CTX, TlsCtxFree> server_ctx_, client_ctx_;
   SSL* client_ = nullptr;
   SSL* server_ = nullptr;
-  bool completed_ = false;
-  bool tamper_ = false;
-  size_t tamper_at_ = 0;
-  uint64_t server_ns_ = 0;
+  BIO* c2s_ = nullptr;  // owned by the two SSLs
+  BIO* s2c_ = nullptr;
 };
 
 inline std::unique_ptr<HandshakeOperation> prepare_tls_handshake(const std::string& algorithm,
                                                                  const Params& params) {
   const TlsCase* c = tls_case(algorithm);
-  if (!c) throw Unsupported(std::string(CB_PROVIDER_NAME " does not offer ") + algorithm);
-  checked_algorithm(algorithm, OpKind::Handshake);
-  if (params.certificate.empty() || params.private_key.empty() || params.server_name.empty())
-    throw Error(algorithm + ": the server's certificate, key and host name are missing");
+  if (!c)
+    throw Unsupported(std::string(CB_PROVIDER_NAME " does not offer ") + algorithm +
+                      tls_not_offered_reason(algorithm));
+  check_handshake_params(algorithm, params);
   return std::make_unique<TlsHandshakeOp>(*c, params);
 }

@@ -6,6 +6,7 @@
 // Ed25519, Ed448, X25519, X448, FFDH over the RFC 7919 groups, PBKDF2, scrypt and HKDF (wolfSSL
 // 5.5 has no Argon2). One Hash_DRBG (WC_RNG) made in init() serves every operation.
 // keyload: PKCS#8 RSA, EC and Ed25519 keys and RSA certificates, PEM or DER (see "keyload").
+// handshake: the in-memory TLS 1.3 handshake through wolfSSL's SSL layer (wolfssl_tls.hpp).
 // clang-format off
 #include <wolfssl/options.h>
 // clang-format on
@@ -41,6 +42,7 @@
 #include <cstring>
 
 #include "cryptobench/provider.hpp"
+#include "cryptobench/tls_driver.hpp"
 
 namespace cb {
 namespace {
@@ -1540,6 +1542,9 @@ class CmacOp : public Operation {
 
 // ---- the provider -------------------------------------------------------------------------------
 
+// The in-memory TLS 1.3 handshake (catalogue kind `handshake`).
+#include "wolfssl_tls.hpp"
+
 class WolfsslProvider : public Provider {
  public:
   std::string name() const override { return "wolfssl"; }
@@ -1555,11 +1560,16 @@ class WolfsslProvider : public Provider {
     check(wc_InitRng(&rng_), "RNG init");
     rng_ready_ = true;
   }
-  std::vector<std::string> algorithms() const override { return compiled_algorithms(); }
+  std::vector<std::string> algorithms() const override {
+    auto out = compiled_algorithms();
+    for (auto& name : wolf_tls_algorithms()) out.push_back(std::move(name));
+    return out;
+  }
 
   std::unique_ptr<Operation> prepare(const std::string& algorithm, OpKind op,
                                      const Params& params) override {
     const AlgorithmInfo* info = &checked_algorithm(algorithm, op);
+    if (info->kind == Kind::Handshake) return prepare_handshake(algorithm, params);
     const auto offered = compiled_algorithms();
     if (std::find(offered.begin(), offered.end(), algorithm) == offered.end())
       throw Unsupported("wolfssl does not offer " + algorithm);
@@ -1568,6 +1578,11 @@ class WolfsslProvider : public Provider {
       return make_pk(*info, op, params, &rng_);
     check_param_sizes(*info, params);
     return make(*info, op, params);
+  }
+
+  std::unique_ptr<HandshakeOperation> prepare_handshake(const std::string& algorithm,
+                                                        const Params& params) override {
+    return prepare_wolf_tls_handshake(algorithm, params);
   }
 
   std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
