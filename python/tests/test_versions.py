@@ -56,9 +56,9 @@ def test_a_built_version_is_gated_beside_the_system_library(native_runner):
     for p in ours:
         # Its own library answers, not the system's (openssl for openssl@3.5, botan 2.19 for
         # botan@3): the static copy's symbols are hidden.
-        system = by_name.get(versions.table()[p["name"]]["family"])
-        if system:
-            assert p["version"] != system["version"], p["name"]
+        family = versions.table()[p["name"]]["family"]
+        if family != p["name"] and family in by_name:  # liboqs has no system library beside it
+            assert p["version"] != by_name[family]["version"], p["name"]
         assert p["code_path"]["build"], p["name"]
         done = subprocess.run(
             [str(native_runner), "check", "--provider", p["name"]],
