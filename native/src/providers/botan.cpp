@@ -740,7 +740,9 @@ class AgreeOp : public Operation {
   // With the "Raw" KDF and key length 0 derive_key() returns the whole shared secret: X25519's 32
   // bytes, the ECDH x-coordinate and g^xy mod p, both padded to the field / group size. Peer
   // checks are Botan 2.19's own: an on-curve check for ECDH, 1 < y < p - 1 for FFDH (no subgroup
-  // check), none for X25519 (a small-order peer gives an all-zero secret, no error).
+  // check), none for X25519 (a small-order peer gives an all-zero secret, no error). Botan 3.13
+  // refuses that all-zero secret (RFC 7748's optional check: "public point appears to be of low
+  // order"), an error here.
   size_t run(const uint8_t*, size_t, uint8_t* out) override {
     return guarded_run(info_.name, [&] {
       const Botan::SymmetricKey secret = ka_.derive_key(0, peer_.data(), peer_.size());
