@@ -10,7 +10,15 @@
 //             for GAP µs before each visit, then ~0.75 ms of untimed operations (the re-warm);
 //   cold      visits without the re-warm;
 //   single    one operation per sample (how the engine times key generation), visits of 3
-//             after GAP µs asleep, no re-warm (the engine's rule for iterations < 2).
+//             after GAP µs asleep, no re-warm (the engine's rule for iterations < 2);
+//   keys      one key per sample, back to back, after 20 ms of keys (the engine's key generation
+//             within one visit).
+//
+// OP `keygen-adapter` is key generation shaped as src/providers/liboqs.cpp generate_key() does
+// it: a fresh OQS_KEM/OQS_SIG object, a seed from OQS_randombytes, fresh zeroed buffers for the
+// seed and both keys, the key pair from the seed (ML-DSA: through the custom random source, set
+// and reset around OQS_SIG_keypair), everything freed; `keygen` is speed_kem's and speed_sig's
+// OQS_*_keypair into the same two buffers every time.
 //
 // Build (no install; the cache path is `make liboqs`'s):
 //   cc -O2 -I$L/prefix/include tools/oqs-timing.c $L/prefix/lib/liboqs.a -lpthread -o oqs-timing
@@ -28,10 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
-enum Op { SIG_KEYGEN, SIGN, VERIFY, KEM_KEYGEN, ENCAPS, DECAPS };
+enum Op { SIG_KEYGEN, SIGN, VERIFY, KEM_KEYGEN, ENCAPS, DECAPS, SIG_ADAPTER, KEM_ADAPTER };
 
 struct Ctx {
   enum Op op;
+  const char* alg;
   OQS_SIG* sig;
   OQS_KEM* kem;
   uint8_t *pk, *sk, *msg, *sigbuf, *ct, *ss;
@@ -69,12 +78,48 @@ static double core_ghz(void) { return ghz_of(5, 1 << 14); }
 
 // The clock right before a sample: ~20 µs of adds, so it barely delays the sample.
 static double sample_ghz[64];
+static int ghz_per_sample = 1;  // `keys` leaves it out: nothing runs between the engine's keys
 
 static void must(OQS_STATUS rc, const char* what) {
   if (rc != OQS_SUCCESS) {
     fprintf(stderr, "oqs-timing: %s failed\n", what);
     exit(1);
   }
+}
+
+// The adapter's seed source (liboqs.cpp seed_source): the seed, once.
+static const uint8_t* g_seed;
+static size_t g_seed_left;
+static void seed_source(uint8_t* out, size_t n) {
+  if (n > g_seed_left) abort();
+  memcpy(out, g_seed, n);
+  g_seed += n;
+  g_seed_left -= n;
+}
+
+static void adapter_kem_keygen(const char* alg) {
+  OQS_KEM* k = OQS_KEM_new(alg);
+  uint8_t* seed = calloc(1, k->length_keypair_seed);
+  uint8_t* pk = calloc(1, k->length_public_key);
+  uint8_t* sk = calloc(1, k->length_secret_key);
+  OQS_randombytes(seed, k->length_keypair_seed);
+  must(OQS_KEM_keypair_derand(k, pk, sk, seed), "keypair_derand");
+  free(sk), free(pk), free(seed);
+  OQS_KEM_free(k);
+}
+
+static void adapter_sig_keygen(const char* alg) {
+  OQS_SIG* s = OQS_SIG_new(alg);
+  uint8_t* seed = calloc(1, 32);
+  uint8_t* pk = calloc(1, s->length_public_key);
+  uint8_t* sk = calloc(1, s->length_secret_key);
+  OQS_randombytes(seed, 32);
+  g_seed = seed, g_seed_left = 32;
+  OQS_randombytes_custom_algorithm(seed_source);
+  must(OQS_SIG_keypair(s, pk, sk), "keypair");
+  OQS_randombytes_switch_algorithm(OQS_RAND_alg_system);
+  free(sk), free(pk), free(seed);
+  OQS_SIG_free(s);
 }
 
 static void run_op(struct Ctx* c) {
@@ -96,6 +141,12 @@ static void run_op(struct Ctx* c) {
       break;
     case DECAPS:
       must(OQS_KEM_decaps(c->kem, c->ss, c->ct, c->sk), "decaps");
+      break;
+    case SIG_ADAPTER:
+      adapter_sig_keygen(c->alg);
+      break;
+    case KEM_ADAPTER:
+      adapter_kem_keygen(c->alg);
       break;
   }
 }
@@ -157,7 +208,7 @@ static double median_ns(struct Ctx* c, uint64_t iterations, int per_visit, unsig
       usleep(gap_us);
       if (rewarm) run_ops(c, (uint64_t)(750000.0 / per_op_ns) + 1);
     }
-    sample_ghz[s] = ghz_of(1, 1 << 12);
+    if (ghz_per_sample) sample_ghz[s] = ghz_of(1, 1 << 12);
     const uint64_t t0 = now_ns();
     run_ops(c, iterations);
     per[s] = (double)(now_ns() - t0) / (double)iterations;
@@ -170,13 +221,15 @@ static double median_ns(struct Ctx* c, uint64_t iterations, int per_visit, unsig
 int main(int argc, char** argv) {
   if (argc < 4) {
     fprintf(stderr,
-            "usage: oqs-timing speed|batch|visits|cold|single ML-DSA-65|ML-KEM-768 OP [GAP_US]\n");
+            "usage: oqs-timing speed|batch|visits|cold|single|keys ML-DSA-65|ML-KEM-768 OP "
+            "[GAP_US]\n");
     return 2;
   }
   const char *mode = argv[1], *alg = argv[2], *opname = argv[3];
   const unsigned gap_us = argc > 4 ? (unsigned)strtoul(argv[4], NULL, 10) : 300;
   OQS_init();
   struct Ctx c = {0};
+  c.alg = alg;
   c.sig = OQS_SIG_new(alg);
   c.kem = c.sig ? NULL : OQS_KEM_new(alg);
   if (!c.sig && !c.kem) {
@@ -192,9 +245,13 @@ int main(int argc, char** argv) {
     OQS_randombytes(c.msg, c.msglen);
     must(OQS_SIG_keypair(c.sig, c.pk, c.sk), "keypair");
     must(OQS_SIG_sign(c.sig, c.sigbuf, &c.siglen, c.msg, c.msglen, c.sk), "sign");
-    c.op = !strcmp(opname, "keygen") ? SIG_KEYGEN : !strcmp(opname, "sign") ? SIGN : VERIFY;
-    if (strcmp(opname, "keygen") && strcmp(opname, "sign") && strcmp(opname, "verify")) {
-      fprintf(stderr, "oqs-timing: a signature's OP is keygen, sign or verify\n");
+    c.op = !strcmp(opname, "keygen")           ? SIG_KEYGEN
+           : !strcmp(opname, "keygen-adapter") ? SIG_ADAPTER
+           : !strcmp(opname, "sign")           ? SIGN
+                                               : VERIFY;
+    if (strcmp(opname, "keygen") && strcmp(opname, "keygen-adapter") && strcmp(opname, "sign") &&
+        strcmp(opname, "verify")) {
+      fprintf(stderr, "oqs-timing: a signature's OP is keygen, keygen-adapter, sign or verify\n");
       return 2;
     }
   } else {
@@ -204,9 +261,13 @@ int main(int argc, char** argv) {
     c.ss = malloc(c.kem->length_shared_secret);
     must(OQS_KEM_keypair(c.kem, c.pk, c.sk), "keypair");
     must(OQS_KEM_encaps(c.kem, c.ct, c.ss, c.pk), "encaps");
-    c.op = !strcmp(opname, "keygen") ? KEM_KEYGEN : !strcmp(opname, "encaps") ? ENCAPS : DECAPS;
-    if (strcmp(opname, "keygen") && strcmp(opname, "encaps") && strcmp(opname, "decaps")) {
-      fprintf(stderr, "oqs-timing: a KEM's OP is keygen, encaps or decaps\n");
+    c.op = !strcmp(opname, "keygen")           ? KEM_KEYGEN
+           : !strcmp(opname, "keygen-adapter") ? KEM_ADAPTER
+           : !strcmp(opname, "encaps")         ? ENCAPS
+                                               : DECAPS;
+    if (strcmp(opname, "keygen") && strcmp(opname, "keygen-adapter") && strcmp(opname, "encaps") &&
+        strcmp(opname, "decaps")) {
+      fprintf(stderr, "oqs-timing: a KEM's OP is keygen, keygen-adapter, encaps or decaps\n");
       return 2;
     }
   }
@@ -220,6 +281,12 @@ int main(int argc, char** argv) {
     do run_op(&c);
     while (now_ns() - w < 20000000);
     ns = median_ns(&c, 1, 3, gap_us, 0, 0);
+  } else if (!strcmp(mode, "keys")) {
+    const uint64_t w = now_ns();
+    do run_op(&c);
+    while (now_ns() - w < 20000000);
+    ghz_per_sample = 0;
+    ns = median_ns(&c, 1, 11, 0, 0, 0);
   } else {
     const uint64_t n = calibrate(&c, 2e6, 20e6);
     const double per_op = 2e6 / (double)n;

@@ -4,7 +4,7 @@ tables and Go's testing.B on crypto/mlkem; these check the reading, not any spee
 import pytest
 from runner_harness import missing_part
 
-from cryptobench import pq_fidelity
+from cryptobench import plan, pq_fidelity
 
 # speed_sig --duration 1 ML-DSA-65 from the liboqs 0.13.0 build (make liboqs), 2026-11-26.
 SPEED_SIG = """\
@@ -51,3 +51,16 @@ def test_a_cpu_this_process_may_not_use_is_one_line(capsys):
     cpu = max(pq_fidelity.os.sched_getaffinity(0)) + 1000
     assert pq_fidelity.main(["--rounds", "1", "--cpu", str(cpu)]) == 2
     assert f"--cpu {cpu}: not a CPU this process may use" in capsys.readouterr().err
+
+
+def test_our_side_is_a_valid_suite_signing_speed_sigs_message():
+    # Like with like: speed_sig signs 50 bytes (tests/speed_sig.c), so our sign/verify cases do.
+    sig = plan.parse_suite(
+        pq_fidelity.suite_text("liboqs", "ml-dsa-65", ["keygen", "sign", "verify"]), "pq", "pq"
+    )
+    assert sig.blocks[0]["sizes"] == [50]
+    assert sig.blocks[0]["operations"] == ["keygen", "sign", "verify"]
+    kem = plan.parse_suite(
+        pq_fidelity.suite_text("go", "ml-kem-768", ["keygen", "encaps", "decaps"]), "pq", "pq"
+    )
+    assert kem.blocks[0]["sizes"] == [0]

@@ -258,3 +258,82 @@ func TestAKEMCaseMeasuresDecapsulationOfItsOwnCiphertext(t *testing.T) {
 		}
 	}
 }
+
+// steppingClock makes every read of monoNS advance 1 µs, as the native engine's tests step their
+// Clock; it returns the clock's time so a test can let time pass.
+func steppingClock(t *testing.T) *uint64 {
+	t.Helper()
+	saved := monoNS
+	now := uint64(1) << 30
+	monoNS = func() uint64 {
+		now += 1000
+		return now
+	}
+	t.Cleanup(func() { monoNS = saved })
+	return &now
+}
+
+// countingKeys wraps a real provider and counts the keys its prepared keygen makes.
+type countingKeys struct {
+	Provider
+	keys *int
+}
+
+func (c countingKeys) Name() string { return "counting-keys" }
+
+func (c countingKeys) Prepare(alg, op string, p Params) (Op, error) {
+	inner, err := c.Provider.Prepare(alg, op, p)
+	if err != nil || op != "keygen" {
+		return inner, err
+	}
+	return OpFunc(func(in, out []byte) ([]byte, error) {
+		*c.keys++
+		return inner.Run(in, out)
+	}), nil
+}
+
+// openKeygen opens an ML-KEM-768 keygen case of `go` behind countingKeys; no sample is taken.
+func openKeygen(t *testing.T, keys *int, targetMS, warmupMS float64) *OpenCase {
+	t.Helper()
+	p := countingKeys{goStd{}, keys}
+	saved := providers
+	providers = append(append([]Provider{}, providers...), p)
+	t.Cleanup(func() { providers = saved })
+	spec := CaseSpec{ID: "t", Provider: p.Name(), Operation: "keygen", Algorithm: "ml-kem-768",
+		Input: "random", Seed: 1, Samples: 11, TargetSampleMS: targetMS, WarmupMS: warmupMS,
+		HeapIterations: 2}
+	c := openCase(spec, msg{})
+	if c.Status != statusOK {
+		t.Fatalf("status %s: %s", c.Status, c.Reason)
+	}
+	return c
+}
+
+func TestKeyGenerationWarmsUpAndIsReWarmedPerVisit(t *testing.T) {
+	// engine.cpp's rules: untimed keys for warmup_ms, not one key; and a sample request that
+	// follows a gap (another case or process had the CPU) begins with about 0.75 ms of untimed
+	// keys when a key is shorter than half a sample. Every clock read here advances 1 µs, so a key
+	// of the warm-up takes about 1 µs and a sample 50 µs.
+	now := steppingClock(t)
+	keys := 0
+	c := openKeygen(t, &keys, 0.05, 0.02)
+	if keys < 15 || c.keyNS <= 0 {
+		t.Fatalf("open made %d keys (key %.0f ns): the warm-up is 20 us of keys, not one", keys, c.keyNS)
+	}
+	before := keys
+	if _, err := c.sample(); err != nil {
+		t.Fatal(err)
+	}
+	if c.rewarms != 0 || keys != before+1 {
+		t.Errorf("the first sample follows the warm-up: %d re-warms, %d keys", c.rewarms, keys-before)
+	}
+	*now += 10_000_000 // another case or process had the CPU for 10 ms
+	before = keys
+	if _, err := c.sample(); err != nil {
+		t.Fatal(err)
+	}
+	if c.rewarms != 1 || keys-before < 500 {
+		t.Errorf("a new visit: %d re-warms, %d keys (want 1 and about 0.75 ms of 1-us keys)",
+			c.rewarms, keys-before)
+	}
+}
