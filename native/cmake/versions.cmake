@@ -95,6 +95,7 @@ function(cb_versioned_provider record)
     LIBRARY_OUTPUT_DIRECTORY "${CB_PROVIDER_MODULE_DIR}")
   install(TARGETS ${target} LIBRARY DESTINATION lib/cryptobench-providers)
   set(CB_VERSIONED ${CB_VERSIONED} ${name} PARENT_SCOPE)
+  set(CB_VERSIONED_TARGETS ${CB_VERSIONED_TARGETS} ${target} PARENT_SCOPE)
   message(STATUS "cryptobench: versioned provider ${name} (${version}, ${home})")
 endfunction()
 

@@ -46,17 +46,20 @@ def log(msg: str) -> None:
     print(f"versions: {msg}", flush=True)
 
 
-def lock_cache():
-    """Waits for, then takes, the cache's lock (released when the file returned is closed or the
-    process ends). The cache is shared by every checkout on the machine: without the lock, two
-    `make versions` at once unpacked into the same directories and each began its build by
-    removing the other's."""
+def lock_cache(name: str):
+    """Waits for, then takes, the lock of one provider's build (released when the file returned
+    is closed or the process ends). The cache is shared by every checkout on the machine: without
+    the lock, two `make versions` of the same provider at once unpacked into the same directories
+    and each began its build by removing the other's. One lock per provider, not one for the
+    cache: builds of different providers share no directory (each its own crate source and
+    build home), and one did not wait an hour for another's."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    lock = (CACHE / ".versions.lock").open("w")
+    path = CACHE / f".versions-{name}.lock"
+    lock = path.open("w")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        log(f"waiting for another checkout's build to end ({CACHE / '.versions.lock'})")
+        log(f"{name}: waiting for another checkout's build of it to end ({path})")
         fcntl.flock(lock, fcntl.LOCK_EX)
     return lock
 
@@ -462,10 +465,10 @@ def main() -> int:
             sys.exit(f"versions: unknown provider {name!r}; known: {', '.join(TABLE)}")
         if not TABLE[name]["recipe"]:
             sys.exit(f"versions: {name}: no build recipe yet (docs/versions.md)")
-    lock = lock_cache()
     for name in args.providers:
+        lock = lock_cache(name)
         RECIPES[TABLE[name]["recipe"]](name, args.jobs)
-    lock.close()
+        lock.close()
     return 0
 
 

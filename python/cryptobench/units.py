@@ -78,6 +78,32 @@ def format_duration(seconds: float) -> str:
     return f"{s}s"
 
 
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([hms])")
+_DURATION_FACTORS = {"h": 3600.0, "m": 60.0, "s": 1.0}
+MAX_DURATION_S = 30 * 86400.0
+
+
+def parse_duration(text: str) -> float:
+    """'90m', '2h', '600s', '1h30m', '1.5h' -> seconds. A unit is required: a bare '90' could
+    be read as seconds or minutes."""
+    compact_text = str(text).strip().lower()
+    parts = _DURATION_PART.findall(compact_text)
+    if not parts or "".join(n + u for n, u in parts) != compact_text:
+        raise UserError(f"'{text}' is not a duration (e.g. 90m, 2h, 600s, 1h30m)")
+    units = [u for _, u in parts]
+    if len(set(units)) != len(units) or units != sorted(units, key="hms".index):
+        raise UserError(f"'{text}': each unit once, hours before minutes before seconds")
+    seconds = sum(float(n) * _DURATION_FACTORS[u] for n, u in parts)
+    if not 0 < seconds <= MAX_DURATION_S:
+        raise UserError(f"'{text}': a duration above 0 and at most 30 days")
+    return seconds
+
+
+def format_seconds(seconds: float) -> str:
+    """A measured span: '1.5 s' under a minute, else as format_duration ('2m41s', '1h30m')."""
+    return f"{seconds:.1f} s" if seconds < 60 else format_duration(seconds)
+
+
 def compact(v: float) -> str:
     """Three significant digits without exponents for table cells: 2203, 47.2, 0.513."""
     if v is None or math.isnan(v):

@@ -140,9 +140,10 @@ def test_marvin_runs_tell_refusal_from_implicit_rejection(tmp_path, native_runne
 
 def test_leaks_runs_over_the_go_rust_and_jvm_runners(tmp_path):
     """Each runner says how it refuses: Go's and Rust's refusals are values (`status`), the
-    JVM's exceptions. The wrong-tag classes are compared in every one; the valid class is not
-    (a tag's validity is public). (AEAD keeps it small; each runner's RSA decryption of
-    Marvin's classes is checked above.)"""
+    JVM's exceptions, but in a MAC verification (MessageDigest.isEqual's boolean: `status`). The
+    wrong-tag classes are compared in every one; the valid class is not (a tag's validity is
+    public). (AEAD decryption and HMAC verification keep it small; each runner's RSA decryption
+    of Marvin's classes is checked above.)"""
     for name in ("go", "rust", "jvm"):
         runner_exe(f"cryptobench-runner-{name}")
     out = tmp_path / "m.json"
@@ -151,7 +152,7 @@ def test_leaks_runs_over_the_go_rust_and_jvm_runners(tmp_path):
         "-p",
         "go,rustcrypto,sunjce",
         "-a",
-        "aes-256-gcm",
+        "aes-256-gcm,hmac-sha256",
         "--rounds",
         "100",
         "--db",
@@ -160,18 +161,27 @@ def test_leaks_runs_over_the_go_rust_and_jvm_runners(tmp_path):
         str(out),
     )
     assert done.returncode == 0, done.stderr
-    compared: dict[str, dict] = {}
+    compared: dict[tuple[str, str], dict] = {}
     for f in json.loads(out.read_text())["figures"]:
         assert f["status"] == "ok", f
         if f["metric"] == "median difference":
-            compared.setdefault(f["key"]["provider"], {})[f["key"]["classes"]] = f["extra"]
-    assert set(compared) == {"go", "rustcrypto", "sunjce"}
-    for provider, refusal in (("go", "status"), ("rustcrypto", "status"), ("sunjce", "exception")):
-        assert {e["refusal"] for e in compared[provider].values()} == {refusal}
-        assert {"tag-first vs tag-first'", "tag-first vs tag-last"} <= set(compared[provider])
+            cell = (f["key"]["provider"], f["key"]["algorithm"])
+            compared.setdefault(cell, {})[f["key"]["classes"]] = f["extra"]
+    refusals = {
+        ("go", "aes-256-gcm"): "status",
+        ("rustcrypto", "aes-256-gcm"): "status",
+        ("sunjce", "aes-256-gcm"): "exception",
+        ("go", "hmac-sha256"): "status",
+        ("rustcrypto", "hmac-sha256"): "status",
+        ("sunjce", "hmac-sha256"): "status",
+    }
+    assert set(compared) == set(refusals)
+    for cell, refusal in refusals.items():
+        assert {e["refusal"] for e in compared[cell].values()} == {refusal}, cell
+        assert {"tag-first vs tag-first'", "tag-first vs tag-last"} <= set(compared[cell])
         # a tag's validity is public: the valid class is compared only where validity is the
         # secret (RSA), whichever way the runner refuses (docs/leaks.md, "Valid against invalid")
-        assert "tag-first vs valid" not in compared[provider]
+        assert "tag-first vs valid" not in compared[cell]
 
 
 def test_an_invalid_class_answered_beside_refused_ones_is_set_aside_not_compared():

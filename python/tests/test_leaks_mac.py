@@ -1,10 +1,11 @@
-"""MAC verification as a leak test (docs/leaks.md, "MAC verification"): the native and Python
-runners' `leak` request verifies a MAC with each library's own verification or constant-time
-comparison -- a tag made by Python's own hmac module verifies, tags wrong in the first or the
-last byte are refused (by status in the native runner) --, and a short `cryptobench leaks -a
-hmac-sha256` run compares the wrong tags and shows beside a speed run's `mac` case in the
-report."""
+"""MAC verification as a leak test (docs/leaks.md, "MAC verification"): every runner's `leak`
+request verifies a MAC with each library's own verification or the runtime's constant-time
+comparison -- the provider's own tag verifies (HMAC-SHA-256's checked against Python's hmac
+module), tags wrong in the first or the last byte are refused (by status but in the Python
+runner) --, and a short `cryptobench leaks -a hmac-sha256` run compares the wrong tags and shows
+beside a speed run's `mac` case in the report."""
 
+import functools
 import hashlib
 import hmac
 import json
@@ -19,45 +20,86 @@ from cryptobench.scenarios.leaks.classes import mac_classes
 NAMES = ["tag-first", "tag-last", "valid"]
 
 
+@functools.cache
+def _capabilities(exe) -> dict:
+    return capabilities(exe)  # a JVM runner's `list` takes seconds
+
+
 def _offering(exe, algorithm: str) -> list[str]:
     return [
         p["name"]
-        for p in capabilities(exe)["providers"]
+        for p in _capabilities(exe)["providers"]
         if p["name"] not in ("null", "fault")
         and any(a["name"] == algorithm for a in p["algorithms"])
     ]
 
 
-@pytest.mark.parametrize("runner", ["cryptobench-native", "cryptobench-runner-python"])
+# How each runner refuses a wrong tag (docs/leaks.md, "MAC verification"), and the providers each
+# must answer with: native, Go, Rust and JVM by status (the JVM's MessageDigest.isEqual returns a
+# boolean), Python by exception (pyca's and PyCryptodome's verify() raise).
+MAC_RUNNERS = {
+    "cryptobench-native": ("status", {"openssl", "gcrypt"}),
+    "cryptobench-runner-python": ("exception", {"pyca", "pycryptodome"}),
+    "cryptobench-runner-go": ("status", {"go"}),
+    "cryptobench-runner-rust": ("status", {"ring", "aws-lc-rs", "rustcrypto"}),
+    "cryptobench-runner-jvm": ("status", {"sunjce", "bouncycastle"}),
+}
+
+
+def _tag(served: Served, provider: str, algorithm: str, key: bytes, message: bytes) -> bytes:
+    """The provider's own tag of the message (as the coordinator makes the valid class);
+    HMAC-SHA-256's is checked against Python's hmac module first."""
+    reply = served.send(
+        {
+            "cmd": "leak",
+            "case": tiny_case(provider, algorithm, "mac", 64),
+            "params": {"key": key.hex(), "iv": ""},
+            "classes": [message.hex(), message.hex()],
+            "rounds": 1,
+        }
+    )
+    assert reply.get("status") == "ok", (provider, reply)
+    tag = bytes.fromhex(reply["outcomes"][0]["out"])
+    if algorithm == "hmac-sha256":
+        assert tag == hmac.new(key, message, hashlib.sha256).digest(), provider
+    return tag
+
+
+@pytest.mark.parametrize("runner", MAC_RUNNERS)
 def test_each_library_verifies_a_tag_and_refuses_a_wrong_one(runner):
-    """Native: by status; Python (pyca's and PyCryptodome's verify()): by exception."""
+    """Every provider of every runner offering HMAC-SHA-256 or AES-128-CMAC verifies its tag
+    and refuses tags wrong in the first or the last byte, reporting the refusal as its runner
+    says it does."""
     exe = runner_exe(runner)
-    native = runner == "cryptobench-native"
-    key, message = bytes(range(32)), bytes(range(64))
-    classes = mac_classes(message, hmac.new(key, message, hashlib.sha256).digest())
-    providers = _offering(exe, "hmac-sha256")
-    wanted = {"openssl", "gcrypt"} if native else {"pyca", "pycryptodome"}
-    assert wanted <= set(providers), providers
-    unsupported = {}
+    refusal, wanted = MAC_RUNNERS[runner]
+    message = bytes(range(64))
+    assert wanted <= set(_offering(exe, "hmac-sha256")), _offering(exe, "hmac-sha256")
+    unsupported, verified = {}, set()
     with Served(exe) as served:
-        for provider in providers:
-            reply = served.send(
-                {
-                    "cmd": "leak",
-                    "case": tiny_case(provider, "hmac-sha256", "verify", 64),
-                    "params": {"key": key.hex(), "iv": ""},
-                    "classes": [classes[n].hex() for n in NAMES],
-                    "rounds": 20,
-                }
-            )
-            if reply["status"] == "unsupported":
-                unsupported[provider] = reply["reason"]
-                continue
-            assert reply["status"] == "ok", (provider, reply)
-            first, last, valid = reply["outcomes"]
-            assert "error" in first and "error" in last and valid == {"out": ""}, (provider, reply)
-            assert reply.get("refusal", "exception") == ("status" if native else "exception")
-            assert [len(t) for t in reply["ns"]] == [20, 20, 20]
+        for algorithm in ("hmac-sha256", "cmac-aes128"):
+            key = bytes(range(32 if algorithm == "hmac-sha256" else 16))
+            for provider in _offering(exe, algorithm):
+                classes = mac_classes(message, _tag(served, provider, algorithm, key, message))
+                reply = served.send(
+                    {
+                        "cmd": "leak",
+                        "case": tiny_case(provider, algorithm, "verify", 64),
+                        "params": {"key": key.hex(), "iv": ""},
+                        "classes": [classes[n].hex() for n in NAMES],
+                        "rounds": 20,
+                    }
+                )
+                if reply.get("status") == "unsupported":
+                    unsupported[provider] = reply["reason"]
+                    continue
+                assert reply.get("status") == "ok", (provider, algorithm, reply)
+                first, last, valid = reply["outcomes"]
+                assert "error" in first and "error" in last, (provider, algorithm, reply)
+                assert valid == {"out": ""}, (provider, algorithm, reply)
+                assert reply.get("refusal", "exception") == refusal, (provider, algorithm)
+                assert [len(t) for t in reply["ns"]] == [20, 20, 20]
+                verified.add(provider)
+    assert wanted <= verified, (verified, unsupported)
     # wolfSSL has neither a verification function nor a public constant-time comparison.
     assert set(unsupported) <= {"wolfssl"}, unsupported
     if "wolfssl" in unsupported:

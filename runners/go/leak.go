@@ -1,12 +1,14 @@
 // The `leak` request (docs/protocol.md, "`leak`: input classes timed in turns"): one prepared
 // operation run on the coordinator's input classes, in a fresh random order every round, each
-// measurement `batch` back-to-back runs of one class timed with monoNS (as native leak.cpp).
+// measurement `batch` back-to-back runs of one class timed with monoNS (as native leak.cpp). A MAC's
+// `verify` is the provider's MacVerifier (docs/leaks.md, "MAC verification").
 package main
 
 import (
 	"cmp"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
 )
@@ -23,8 +25,33 @@ func leakCount(req map[string]any, name string, fallback, least, most int) (int,
 	return 0, specErr("%s: must be an integer from %d to %d", name, least, most)
 }
 
+// macVerifyCase: MAC verification is no catalogue operation (a `mac` case computes a tag): asked
+// for as a MAC algorithm's `verify`, it is resolved as the `mac` it verifies (as leak.cpp does).
+func macVerifyCase(raw any) (any, bool) {
+	m, ok := raw.(map[string]any)
+	if !ok || m["operation"] != "verify" {
+		return raw, false
+	}
+	name, _ := m["algorithm"].(string)
+	if info := findAlgorithm(name); info == nil || info.Kind != "mac" {
+		return raw, false
+	}
+	c := maps.Clone(m)
+	c["operation"] = "mac"
+	return c, true
+}
+
+// prepareMacVerify: the provider's MAC verification (MacVerifier), or unsupported with the reason.
+func prepareMacVerify(p Provider, alg string, params Params) (Op, error) {
+	if v, ok := p.(MacVerifier); ok {
+		return v.PrepareMacVerify(alg, params)
+	}
+	return nil, unsupported("%s offers no verification of %s", p.Name(), alg)
+}
+
 func leakRequest(req map[string]any) (msg, error) {
-	spec, err := parseCase(req["case"], "case")
+	rawCase, macVerify := macVerifyCase(req["case"])
+	spec, err := parseCase(rawCase, "case")
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +77,9 @@ func leakRequest(req map[string]any) (msg, error) {
 	reply := msg{"type": "leak", "id": spec.ID, "status": statusOK, "reason": ""}
 	info, p, err := resolve(&spec)
 	var op Op
-	if err == nil {
+	if err == nil && macVerify {
+		op, err = prepareMacVerify(p, info.Name, params)
+	} else if err == nil {
 		op, err = p.Prepare(info.Name, spec.Operation, params)
 	}
 	if err != nil {

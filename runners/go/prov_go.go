@@ -86,6 +86,33 @@ func (g goStd) Prepare(alg, op string, p Params) (Op, error) {
 	return goPublicKey(info, op, p)
 }
 
+// errMacMismatch: a wrong tag, refused as a value made once, so a refusal costs no allocation.
+var errMacMismatch = reject("the MAC does not verify")
+
+// PrepareMacVerify: crypto/hmac has no verification function; its documentation tells a receiver
+// to compute the MAC and compare it with hmac.Equal (crypto/subtle.ConstantTimeCompare), and that
+// is what this does, into a buffer of its own (no allocation). The input is message ‖ tag.
+func (goStd) PrepareMacVerify(alg string, p Params) (Op, error) {
+	h, ok := goHashes[strings.TrimPrefix(alg, "hmac-")]
+	if !ok || !strings.HasPrefix(alg, "hmac-") || !contains(goAlgorithms, alg) {
+		return nil, unsupported("go does not offer %s", alg)
+	}
+	mac := hmac.New(h, p.Key)
+	n := mac.Size()
+	sum := make([]byte, 0, n)
+	return OpFunc(func(in, out []byte) ([]byte, error) {
+		if len(in) < n {
+			return nil, errMacMismatch
+		}
+		mac.Reset()
+		mac.Write(in[:len(in)-n])
+		if !hmac.Equal(mac.Sum(sum[:0]), in[len(in)-n:]) {
+			return nil, errMacMismatch
+		}
+		return out[:0], nil
+	}), nil
+}
+
 // hashOp: Reset, Write, Sum into the output buffer (no allocation for the digest).
 func hashOp(h hash.Hash) Op {
 	return OpFunc(func(in, out []byte) ([]byte, error) {

@@ -107,6 +107,14 @@ type Provider interface {
 	CodePath() map[string]string
 }
 
+// MacVerifier is what a provider offering a MAC adds for the `leak` request's MAC verification
+// (docs/leaks.md, "MAC verification"): an Op whose input is message ‖ tag, which gives no output
+// for a valid tag and a rejected error value for a wrong one, the way the provider's caller checks
+// a tag. A provider without it answers such a request `unsupported`.
+type MacVerifier interface {
+	PrepareMacVerify(alg string, p Params) (Op, error)
+}
+
 // SeedKeys is what a post-quantum provider adds: the key pair a FIPS 203/204/205 seed gives
 // (docs/post-quantum.md), for the gate's `keygen` step whose key holds only `seed`.
 type SeedKeys interface {

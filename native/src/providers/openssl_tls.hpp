@@ -167,7 +167,13 @@ class TlsHandshakeOp : public HandshakeOperation {
   void handshake(bool tamper) {
     client_ = SSL_new(client_ctx_.get());
     if (!client_) throw Error(last_error("SSL_new (client)"));
+#if defined(OPENSSL_VERSION_MAJOR) && OPENSSL_VERSION_MAJOR >= 4
+    // 4.0 deprecates SSL_set1_host (a name or an IP address) for this, a DNS name only: the
+    // same check for our host name, which is no IP address.
+    check(SSL_set1_dnsname(client_, server_name_.c_str()), "SSL_set1_dnsname");
+#else
     check(SSL_set1_host(client_, server_name_.c_str()), "SSL_set1_host");
+#endif
     check(static_cast<int>(SSL_set_tlsext_host_name(client_, server_name_.c_str())), "SNI");
     SSL_set_connect_state(client_);
     const uint64_t t0 = thread_cpu_ns();

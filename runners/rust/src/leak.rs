@@ -1,6 +1,7 @@
 //! The `leak` request (docs/protocol.md, "`leak`: input classes timed in turns"): one prepared
 //! operation run on the coordinator's input classes, in a fresh random order every round, each
-//! measurement `batch` back-to-back runs of one class timed with mono_ns (as native leak.cpp).
+//! measurement `batch` back-to-back runs of one class timed with mono_ns (as native leak.cpp). A
+//! MAC's `verify` is the provider's `prepare_mac_verify` (docs/leaks.md, "MAC verification").
 
 use crate::clock::mono_ns;
 use crate::engine::{STATUS_OK, refused, resolve};
@@ -13,8 +14,22 @@ use std::hint::black_box;
 const MAX_CLASSES: usize = 16;
 const WARMUP_ROUNDS: usize = 16;
 
+/// MAC verification is no catalogue operation (a `mac` case computes a tag): asked for as a MAC
+/// algorithm's `verify`, it is resolved as the `mac` it verifies (as leak.cpp does).
+fn mac_verify_case(raw: &Value) -> Option<Value> {
+    let algorithm = raw.get("algorithm").and_then(Value::as_str)?;
+    let is_mac = find_algorithm(algorithm).is_some_and(|i| i.kind == "mac");
+    (raw.get("operation").and_then(Value::as_str) == Some("verify") && is_mac).then(|| {
+        let mut case = raw.clone();
+        case["operation"] = json!("mac");
+        case
+    })
+}
+
 pub fn leak_request(req: &Map<String, Value>) -> Result<Value, SpecError> {
-    let mut spec = parse_case(req.get("case").ok_or_else(|| SpecError("case: missing".into()))?, "case")?;
+    let raw_case = req.get("case").ok_or_else(|| SpecError("case: missing".into()))?;
+    let mac_case = mac_verify_case(raw_case);
+    let mut spec = parse_case(mac_case.as_ref().unwrap_or(raw_case), "case")?;
     let raw = req.get("classes").and_then(Value::as_array).filter(|c| (2..=MAX_CLASSES).contains(&c.len()));
     let raw = raw.ok_or_else(|| SpecError(format!("classes: must be an array of 2 to {MAX_CLASSES} hex strings")))?;
     // Each class in a buffer of its own.
@@ -26,7 +41,13 @@ pub fn leak_request(req: &Map<String, Value>) -> Result<Value, SpecError> {
     let seed = seed.ok_or_else(|| SpecError("seed: must be a non-negative integer".into()))?;
     let params = steps::params(req.get("params"), "params")?;
     let mut reply = json!({"type": "leak", "id": spec.id, "status": STATUS_OK, "reason": ""});
-    let prepared = resolve(&mut spec).and_then(|(info, p)| Ok((info, p.prepare(info, &spec.operation, &params)?)));
+    let prepared = resolve(&mut spec).and_then(|(info, p)| {
+        let op = match mac_case {
+            Some(_) => p.prepare_mac_verify(info, &params)?,
+            None => p.prepare(info, &spec.operation, &params)?,
+        };
+        Ok((info, op))
+    });
     let (info, mut op) = match prepared {
         Ok(x) => x,
         Err(e) => return Ok(refused(reply, &e)),

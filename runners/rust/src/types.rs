@@ -219,8 +219,25 @@ pub trait Provider: Sync {
     fn key_from_seed(&self, info: &AlgorithmInfo, _seed: &[u8]) -> Res<KeyParts> {
         Err(unsupported(format!("{} derives no {} key from a seed", self.name(), info.name)))
     }
+    /// MAC verification for the `leak` request (docs/leaks.md, "MAC verification"): the input is
+    /// message ‖ tag; a valid tag gives no output, a wrong one is `Rejected`, the way the
+    /// library's caller checks a tag. Unsupported where the provider offers no MAC.
+    fn prepare_mac_verify(&self, info: &AlgorithmInfo, _p: &Params) -> Res<BoxOp> {
+        Err(unsupported(format!("{} offers no verification of {}", self.name(), info.name)))
+    }
     fn code_path(&self) -> Map<String, Value>;
     fn variants(&self) -> &'static [Variant];
+}
+
+/// A MAC verification's input split into the message and the `tag_len` bytes of its tag (None
+/// when it is shorter than a tag).
+pub fn message_and_tag(input: &[u8], tag_len: usize) -> Option<(&[u8], &[u8])> {
+    input.len().checked_sub(tag_len).map(|n| input.split_at(n))
+}
+
+/// A wrong tag in a MAC verification.
+pub fn mac_mismatch() -> Error {
+    rejected("the MAC does not verify")
 }
 
 /// Key generation as a prepared operation (an adapter's `prepare` of "keygen"): preparing it

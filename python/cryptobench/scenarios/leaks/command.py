@@ -22,6 +22,7 @@ from cryptobench.scenarios.leaks.classes import (
     oaep_test,
     pkcs1v15_test,
 )
+from cryptobench.units import MAX_DURATION_S, format_duration, format_seconds, parse_duration
 
 AEAD_ALGORITHMS = ("aes-256-gcm", "chacha20-poly1305")
 MARVIN_ALGORITHMS = ("rsa-2048-pkcs1v15-enc", "rsa-2048-oaep-sha256")
@@ -71,11 +72,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="rounds per test (default: AEAD 50000, RSA 20000; --quick 10000, 1000)",
     )
+    p.add_argument(
+        "--budget",
+        type=budget_seconds,
+        metavar="DURATION",
+        help="measure for at most about DURATION (90m, 2h, 600s), in equal shares per "
+        "provider × test, each until its rounds or its share (docs/leaks.md)",
+    )
     p.add_argument("--quick", action="store_true", help="fewer rounds, two providers")
     p.add_argument("--seed", type=int, default=1, help="seed of the class order (default 1)")
     p.add_argument("--note", default="", help="a note stored with the run")
     p.add_argument("--report", type=Path, metavar="FILE", help="also write an HTML report")
     p.add_argument("--json-out", type=Path, metavar="FILE", help="also write the figures as JSON")
+
+
+def budget_seconds(text: str) -> float:
+    """--budget's value in seconds; argparse makes a refusal one line and exit status 2."""
+    try:
+        return parse_duration(text)
+    except UserError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 @dataclass(frozen=True)
@@ -87,6 +103,7 @@ class Options:
     algorithms: str | None = None
     marvin: bool = False
     rounds: int | None = None
+    budget: float | None = None  # seconds
     quick: bool = False
     seed: int = 1
 
@@ -110,6 +127,10 @@ def check_options(options: Options) -> None:
     """What the options alone make wrong, before any runner is asked anything."""
     if options.rounds is not None and not 100 <= options.rounds <= 1_000_000:
         raise UserError("--rounds must be between 100 and 1000000")
+    if options.budget is not None and not 0 < options.budget <= MAX_DURATION_S:
+        raise UserError("--budget must be above 0 and at most 30 days")
+    if options.budget is not None and options.method == "taint":
+        raise UserError("--budget: for --method timing (taint runs each operation once)")
     comma_list(options.algorithms, "-a")
     comma_list(options.providers, "-p")
 
@@ -151,7 +172,9 @@ def plan(options: Options, caps: Any) -> dict[str, Any]:
         raise UserError("--rounds must be between 100 and 1000000")
     table = QUICK_ROUNDS if options.quick else ROUNDS
     rounds = options.rounds or min(table[k] for k in kinds)
+    budget = {} if options.budget is None else {"budget_s": options.budget}
     return {
+        **budget,
         "method": options.method,
         "algorithms": list(algorithms),
         "providers": [f"{p}/{v}" for p, v in slots],
@@ -194,10 +217,18 @@ def start(options: Options, target: Target) -> Started:
         raise UserError("none of the providers chosen offers any of the algorithms chosen")
     bar = ProgressBar()
 
+    budget = spec.get("budget_s")
+
     def measure_all(db, run_id: int, ledger) -> None:
+        within = (
+            ""
+            if budget is None
+            else f" at most, within a budget of {format_duration(budget)} (an equal share of "
+            f"{format_seconds(budget / len(cells))} per cell to start)"
+        )
         print(
             f"run {run_id}: leaks, {len(cells)} provider × test cells, {spec['rounds']} "
-            "rounds each",
+            f"rounds each{within}",
             file=sys.stderr,
         )
         measure.run_cells(
@@ -207,7 +238,8 @@ def start(options: Options, target: Target) -> Started:
             spec["chunk"],
             spec["batch"],
             spec["seed"],
-            lambda done, total: bar.update(done, total, "rounds"),
+            lambda done, total: bar.update(done, total, "rounds" if budget is None else "s"),
+            budget,
         )
         bar.close()
         db.add_figures(run_id, measure.figures(cells))

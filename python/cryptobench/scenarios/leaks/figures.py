@@ -7,6 +7,7 @@ from typing import Any
 
 from cryptobench.figures import Figure
 from cryptobench.tables import text_table
+from cryptobench.units import format_duration, format_seconds
 
 HEADERS = [
     "provider",
@@ -112,20 +113,57 @@ def resolution_lines(figures: list[Figure]) -> list[str]:
     return out
 
 
+def rounds_lines(figures: list[Figure], settings: dict[str, Any]) -> list[str]:
+    """Per cell of a budgeted run: the rounds it took, of how many, why it stopped, and its
+    measuring time ("rounds (openssl rsa-2048-oaep-sha256): 3,412 of 20,000 (budget), 2m41s").
+    A run without --budget takes every cell's rounds and prints nothing here."""
+    if settings.get("budget_s") is None:
+        return []
+    out = []
+    for f in figures:
+        if f.metric != "rounds" or f.status != "ok" or not f.values:
+            continue
+        e = f.extra
+        out.append(
+            f"rounds ({f.key['provider']} {f.key['algorithm']}): {int(f.values[0]):,} of "
+            f"{int(e['planned']):,} ({e['stopped']}), {format_seconds(e['measuring_s'])} "
+            "measuring"
+        )
+    return out
+
+
+def budget_line(figures: list[Figure], settings: dict[str, Any]) -> str:
+    """How a budgeted run used its budget; empty for a run without one."""
+    budget = settings.get("budget_s")
+    if budget is None:
+        return ""
+    cells = [f for f in figures if f.metric == "rounds" and f.status == "ok"]
+    spent = sum(f.extra["measuring_s"] for f in cells)
+    short = sum(f.extra["stopped"] == "budget" for f in cells)
+    return (
+        f"budget {format_duration(budget)}: {format_seconds(spent)} measured; {short} of "
+        f"{len(cells)} cells stopped at their share of it before their rounds (their "
+        "inconclusive verdicts are the intervals those rounds reached)"
+    )
+
+
 def summary(figures: list[Figure], settings: dict[str, Any]) -> str:
     if settings.get("method") == "taint":
         from cryptobench.scenarios.leaks import taint_report
 
         return taint_report.summary(figures, settings)
     rs = rows(figures)
+    at_most = "up to " if settings.get("budget_s") is not None else ""
     lines = [
-        f"leaks, method {settings.get('method', 'timing')}: {settings.get('rounds')} rounds "
-        f"per test, {len(rs)} comparisons corrected together (Holm, α 0.05)"
+        f"leaks, method {settings.get('method', 'timing')}: {at_most}{settings.get('rounds')} "
+        f"rounds per test, {len(rs)} comparisons corrected together (Holm, α 0.05)"
     ]
     if rs:
         lines.append(text_table(HEADERS, [r.cells() for r in rs]))
     lines.append(control_summary(rs))
     lines.extend(resolution_lines(figures))
+    lines.extend(filter(None, [budget_line(figures, settings)]))
+    lines.extend(rounds_lines(figures, settings))
     for provider, algorithm, reason in failures(figures):
         lines.append(f"not measured: {provider} {algorithm}: {reason}")
     return "\n".join(lines)

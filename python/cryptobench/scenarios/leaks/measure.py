@@ -1,9 +1,11 @@
 """Measuring leak tests through the runners' `leak` request (docs/protocol.md): one `serve`
 process per (provider, variant), the rounds of every test sent in chunks that take turns across
-the providers, so drift on the machine meets every provider alike; then the paired statistics of
+the providers, so drift on the machine meets every provider alike (with a --budget, until each
+cell has its rounds or its share of the time: budget.py); then the paired statistics of
 leakstats.py over the whole run at once, and the figures that store it."""
 
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -57,6 +59,16 @@ class Cell:
     # Invalid classes the provider answered while refusing the base: decoded as valid (a lax
     # decoding), so not compared -- the outcome alone already tells them apart.
     accepted: list[str] = field(default_factory=list)
+    # The rounds asked for, the wall time of the cell's chunks (its own measuring time), and
+    # why it stopped: its rounds, or its share of a --budget (share_s: that share at the end).
+    planned: int = 0
+    measuring_s: float = 0.0
+    stopped: str = "rounds"
+    share_s: float = 0.0
+
+    @property
+    def rounds_taken(self) -> int:
+        return len(self.times[self.test.class_names[0]]) if self.times else 0
 
     @property
     def valid_comparable(self) -> bool:
@@ -230,9 +242,11 @@ def run_cells(
     batch: int,
     seed: int,
     progress: Callable[[int, int], None] = lambda done, total: None,
+    budget_s: float | None = None,
 ) -> None:
     """Prepares every cell, then takes `rounds` rounds of each in chunks, the cells in a new
-    random order every chunk."""
+    random order every chunk; with `budget_s`, until each cell has its rounds or its share of
+    the budget (budget.py)."""
     vectors = Vectors()
     procs = Processes()
     order = random.Random(seed)
@@ -244,24 +258,50 @@ def run_cells(
                 prepare_cell(procs, cell, info, vectors, seed)
             except RunnerFailure as e:
                 cell.problem = e.message
+            cell.planned = rounds
+
+        def take(cell: Cell, n: int, chunk_seed: int) -> None:
+            try:
+                measure_chunk(procs, cell, n, batch, chunk_seed)
+            except RunnerFailure as e:
+                cell.problem = e.message
+
+        if budget_s is not None:
+            from cryptobench.scenarios.leaks import budget
+
+            budget.run_budgeted(cells, rounds, chunk, budget_s, seed, take, order, progress)
+            return
         chunks = (rounds + chunk - 1) // chunk
         for k in range(chunks):
             n = min(chunk, rounds - k * chunk)
             live = [c for c in cells if not c.problem]
             order.shuffle(live)
             for cell in live:
-                try:
-                    measure_chunk(procs, cell, n, batch, seed + k)
-                except RunnerFailure as e:
-                    cell.problem = e.message
+                started = time.perf_counter()
+                take(cell, n, seed + k)
+                cell.measuring_s += time.perf_counter() - started
             progress(k + 1, chunks)
     finally:
         procs.stop()
 
 
+def rounds_figure(key: dict[str, Any], cell: Cell) -> Figure:
+    """The rounds a cell took, of how many asked for, and why it stopped."""
+    extra: dict[str, Any] = {
+        "planned": cell.planned,
+        "stopped": cell.stopped,
+        "measuring_s": cell.measuring_s,
+        "test": cell.test.name,
+    }
+    if cell.stopped == "budget":
+        extra["share_s"] = cell.share_s
+    return Figure(key, "rounds", "rounds", (cell.rounds_taken,), better="higher", extra=extra)
+
+
 def figures(cells: list[Cell]) -> list[Figure]:
-    """The run's figures: per class its times, per comparison its paired differences with the
-    statistics in `extra`; the comparisons of the whole run corrected together."""
+    """The run's figures: per cell the rounds it took (rounds_figure), per class its times, per
+    comparison its paired differences with the statistics in `extra`; the comparisons of the
+    whole run corrected together."""
     raw: list[leakstats.Comparison] = []
     data: list[np.ndarray] = []
     owner: list[Cell] = []
@@ -299,6 +339,7 @@ def figures(cells: list[Cell]) -> list[Figure]:
                     better="lower",
                 )
             )
+        out.append(rounds_figure(key, cell))
         mine = []
         for base, other, control in cell.comparisons():
             a, b = cell.times[base], cell.times[other]

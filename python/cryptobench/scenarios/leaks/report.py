@@ -7,10 +7,12 @@ from cryptobench.figures import Figure
 from cryptobench.report.html import Section, how, html_table
 from cryptobench.scenarios.leaks.figures import (
     HEADERS,
+    budget_line,
     class_medians,
     control_summary,
     failures,
     resolution_lines,
+    rounds_lines,
     rows,
 )
 
@@ -33,7 +35,13 @@ def sections(figures: list[Figure], settings: dict[str, Any]) -> list[Section]:
     rs = rows(figures)
     body = how(HOW) + html_table(HEADERS, [r.cells() for r in rs], numeric={3, 4, 6})
     body += "".join(
-        f"<p>{escape(line)}</p>" for line in [control_summary(rs), *resolution_lines(figures)]
+        f"<p>{escape(line)}</p>"
+        for line in [
+            control_summary(rs),
+            *resolution_lines(figures),
+            *filter(None, [budget_line(figures, settings)]),
+            *rounds_lines(figures, settings),
+        ]
     )
     fails = failures(figures)
     if fails:

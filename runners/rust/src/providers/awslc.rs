@@ -122,6 +122,18 @@ fn cmac_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
     })
 }
 
+/// AES-CMAC verification through aws-lc-rs's `cmac::verify` (the MAC, then `CRYPTO_memcmp`).
+fn cmac_verify_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
+    let alg = if info.name == "cmac-aes128" { c::cmac::AES_128 } else { c::cmac::AES_256 };
+    let key = c::cmac::Key::new(alg, &p.key).map_err(|_| failed("the key was refused"))?;
+    let tag_len = info.output_bytes;
+    op_box(move |io: &mut Io| {
+        let (message, tag) = message_and_tag(io.input(), tag_len).ok_or_else(mac_mismatch)?;
+        c::cmac::verify(&key, message, tag).map_err(|_| mac_mismatch())?;
+        Ok(0)
+    })
+}
+
 fn ecdsa_p521_op(op: &str, p: &Params) -> Res<BoxOp> {
     let public = ec_point(&p.keypair, 66);
     if op == "sign" {
@@ -396,6 +408,12 @@ impl Provider for AwsLc {
         }
         prepare_shared(info, op, p)
             .unwrap_or_else(|| Err(unsupported(format!("aws-lc-rs does not offer {}", info.name))))
+    }
+    fn prepare_mac_verify(&self, info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
+        match info.name.as_str() {
+            "cmac-aes128" | "cmac-aes256" => cmac_verify_op(info, p),
+            _ => hmac_verify_op(info, p),
+        }
     }
     fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts> {
         generate(info)

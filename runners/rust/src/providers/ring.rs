@@ -108,6 +108,9 @@ impl Provider for Ring {
         }
         prepare_shared(info, op, p).unwrap_or_else(|| Err(unsupported(format!("ring does not offer {}", info.name))))
     }
+    fn prepare_mac_verify(&self, info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
+        hmac_verify_op(info, p)
+    }
     fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts> {
         match info.name.as_str() {
             "ed25519" => generate_ed25519(),

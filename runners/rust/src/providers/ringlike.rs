@@ -93,6 +93,22 @@ fn hmac_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
     })
 }
 
+/// HMAC verification through the crate's `hmac::verify` (its own: the MAC, then
+/// `CRYPTO_memcmp`). The input is message ‖ tag.
+fn hmac_verify_op(info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
+    let alg = match info.name.as_str() {
+        "hmac-sha256" => c::hmac::HMAC_SHA256,
+        "hmac-sha512" => c::hmac::HMAC_SHA512,
+        _ => return Err(unsupported(format!("no {}", info.name))),
+    };
+    let (key, tag_len) = (c::hmac::Key::new(alg, &p.key), info.output_bytes);
+    op_box(move |io: &mut Io| {
+        let (message, tag) = message_and_tag(io.input(), tag_len).ok_or_else(mac_mismatch)?;
+        c::hmac::verify(&key, message, tag).map_err(|_| mac_mismatch())?;
+        Ok(0)
+    })
+}
+
 fn ed25519_op(op: &str, p: &Params) -> Res<BoxOp> {
     if op == "sign" {
         let kp = c::signature::Ed25519KeyPair::from_seed_and_public_key(part(&p.keypair, "priv"), part(&p.keypair, "pub"))

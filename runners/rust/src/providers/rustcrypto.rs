@@ -177,6 +177,20 @@ where
     })
 }
 
+/// MAC verification the RustCrypto way: the `Mac` trait's `verify_slice` (digest 0.11's
+/// constant-time comparison, `ctutils::CtEq`), on a clone of the keyed MAC per message, as
+/// `hmac_op` and `cmac_op!` compute one.
+fn mac_verify_op<M: hmac::Mac + hmac::KeyInit + Clone + 'static>(key: &[u8], tag_len: usize) -> Res<BoxOp> {
+    let mac = <M as hmac::KeyInit>::new_from_slice(key).map_err(|_| failed("the key was refused"))?;
+    op_box(move |io: &mut Io| {
+        let (message, tag) = message_and_tag(io.input(), tag_len).ok_or_else(mac_mismatch)?;
+        let mut m = mac.clone();
+        m.update(message);
+        m.verify_slice(tag).map_err(|_| mac_mismatch())?;
+        Ok(0)
+    })
+}
+
 fn ed25519_op(op: &str, p: &Params) -> Res<BoxOp> {
     use ed25519_dalek::{Signer, Verifier};
     if op == "sign" {
@@ -615,6 +629,16 @@ impl Provider for RustCrypto {
             "ecdsa-p384" => ecdsa_op!(p384, info, op, p),
             "ecdsa-p521" => ecdsa_op!(p521, info, op, p),
             _ => kdf_op(info, p),
+        }
+    }
+    fn prepare_mac_verify(&self, info: &AlgorithmInfo, p: &Params) -> Res<BoxOp> {
+        let n = info.output_bytes;
+        match info.name.as_str() {
+            "hmac-sha256" => mac_verify_op::<hmac::Hmac<sha2::Sha256>>(&p.key, n),
+            "hmac-sha512" => mac_verify_op::<hmac::Hmac<sha2::Sha512>>(&p.key, n),
+            "cmac-aes128" => mac_verify_op::<cmac::Cmac<aes::Aes128>>(&p.key, n),
+            "cmac-aes256" => mac_verify_op::<cmac::Cmac<aes::Aes256>>(&p.key, n),
+            _ => Err(unsupported(format!("rustcrypto offers no verification of {}", info.name))),
         }
     }
     fn generate_key(&self, info: &AlgorithmInfo) -> Res<KeyParts> {

@@ -3,6 +3,7 @@ package cryptobench.jvm;
 import cryptobench.jvm.Types.AlgorithmInfo;
 import cryptobench.jvm.Types.CryptoProvider;
 import cryptobench.jvm.Types.KeyParts;
+import cryptobench.jvm.Types.MacVerifyOp;
 import cryptobench.jvm.Types.Op;
 import cryptobench.jvm.Types.Params;
 import cryptobench.jvm.Types.Rejected;
@@ -220,6 +221,27 @@ final class JcaProvider implements CryptoProvider {
   public Op prepare(String alg, String op, Params p) throws Exception {
     if (!offers(alg)) throw new Unsupported(name + " does not offer " + alg);
     return prepareOrThrow(Types.findAlgorithm(alg), op, p);
+  }
+
+  /**
+   * MAC verification: the JCA has no verify for a Mac, so a caller computes the tag with
+   * Mac.doFinal and compares it with MessageDigest.isEqual (the JDK's constant-time comparison
+   * since 6u17). isEqual takes whole arrays: the given tag is copied into one of its own, a copy
+   * of fixed length, the same for every tag.
+   */
+  @Override
+  public MacVerifyOp prepareMacVerify(String alg, Params p) throws Exception {
+    AlgorithmInfo info = Types.findAlgorithm(alg);
+    if (info == null || !info.kind.equals("mac")) throw new Unsupported(alg + " is no MAC");
+    Op mac = prepare(alg, "mac", p);
+    int n = info.outputBytes;
+    byte[] computed = new byte[n], given = new byte[n];
+    return (in, inOff, inLen) -> {
+      if (inLen < n) return false;
+      mac.run(in, inOff, inLen - n, computed, 0);
+      System.arraycopy(in, inOff + inLen - n, given, 0, n);
+      return MessageDigest.isEqual(computed, given);
+    };
   }
 
   private Op prepareOrThrow(AlgorithmInfo info, String op, Params p) throws Exception {

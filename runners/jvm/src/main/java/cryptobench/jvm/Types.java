@@ -122,6 +122,23 @@ final class Types {
     default void rewind() throws Exception {}
   }
 
+  /**
+   * A MAC verification (docs/leaks.md, "MAC verification"): the input is message ‖ tag. {@code
+   * verify} says whether the tag is the message's, so the `leak` request times a wrong tag on the
+   * same path as a valid one, nothing thrown ("refusal": "status", as the native
+   * Operation::try_run); {@code run}, for everything else, gives no output for a valid tag and
+   * throws Rejected for a wrong one.
+   */
+  interface MacVerifyOp extends Op {
+    boolean verify(byte[] in, int inOff, int inLen) throws Exception;
+
+    @Override
+    default int run(byte[] in, int inOff, int inLen, byte[] out, int outOff) throws Exception {
+      if (!verify(in, inOff, inLen)) throw new Rejected("the MAC does not verify");
+      return 0;
+    }
+  }
+
   /** One library binding (provider.hpp, Provider). */
   interface CryptoProvider {
     String name();
@@ -149,6 +166,11 @@ final class Types {
      */
     default Op prepareKeySetup(String alg, String op, Params p) throws Exception {
       throw new Unsupported(name() + " has no key setup measurement for " + alg);
+    }
+
+    /** MAC verification for the `leak` request; Unsupported where the provider has none. */
+    default MacVerifyOp prepareMacVerify(String alg, Params p) throws Exception {
+      throw new Unsupported(name() + " offers no verification of " + alg);
     }
 
     Map<String, String> codePath();
