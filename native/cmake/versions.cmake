@@ -87,6 +87,12 @@ function(cb_versioned_provider record)
   add_library(${target} MODULE ${adapter})
   target_include_directories(${target} PRIVATE "${home}/prefix/include" include)
   target_compile_options(${target} PRIVATE -Wall -Wextra)
+  # A library whose headers need a newer C++ than the runner's 17 (Botan 3: 20) says so in its
+  # record; only its module is compiled so.
+  string(JSON cxx_standard ERROR_VARIABLE no_standard GET "${json}" cxx_standard)
+  if(NOT no_standard)
+    set_target_properties(${target} PROPERTIES CXX_STANDARD ${cxx_standard})
+  endif()
   target_compile_definitions(${target} PRIVATE CB_PROVIDER_NAME="${name}"
     CB_BUILD_RECORD="${crate}, ${flags}, built in ${seconds} s")
   # A build with libssl (build.py adds it to an OpenSSL build) offers the in-memory handshake.
