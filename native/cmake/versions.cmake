@@ -49,6 +49,18 @@ function(cb_versioned_provider record)
   endif()
   string(STRIP "${flags}" flags)
   get_filename_component(home "${record}" DIRECTORY)
+  # The cache is shared by every clone and branch on the machine: a build whose provider this
+  # tree's versions.json does not give a recipe and the same adapter (a branch built botan@3 or
+  # boringssl before this tree's adapter knew it) is not this tree's to compile.
+  string(JSON known_adapter ERROR_VARIABLE unknown
+    GET "${CB_VERSIONS_JSON}" providers "${name}" adapter)
+  string(JSON known_recipe ERROR_VARIABLE unknown_recipe
+    GET "${CB_VERSIONS_JSON}" providers "${name}" recipe)
+  if(unknown OR unknown_recipe OR known_recipe STREQUAL "" OR NOT known_adapter STREQUAL adapter)
+    message(STATUS "cryptobench: ${name}: this tree's versions/versions.json has no recipe for "
+      "it with ${adapter}; the build in ${home} ignored")
+    return()
+  endif()
   # The cache is shared by every clone on the machine: a build made for a clone that has an
   # adapter this one lacks (liboqs.cpp, say) is not this clone's to compile.
   if(NOT EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${adapter}")
@@ -75,6 +87,12 @@ function(cb_versioned_provider record)
   add_library(${target} MODULE ${adapter})
   target_include_directories(${target} PRIVATE "${home}/prefix/include" include)
   target_compile_options(${target} PRIVATE -Wall -Wextra)
+  # A library whose headers need a newer C++ than the runner's 17 (Botan 3: 20) says so in its
+  # record; only its module is compiled so.
+  string(JSON cxx_standard ERROR_VARIABLE no_standard GET "${json}" cxx_standard)
+  if(NOT no_standard)
+    set_target_properties(${target} PROPERTIES CXX_STANDARD ${cxx_standard})
+  endif()
   target_compile_definitions(${target} PRIVATE CB_PROVIDER_NAME="${name}"
     CB_BUILD_RECORD="${crate}, ${flags}, built in ${seconds} s")
   # A build with libssl (build.py adds it to an OpenSSL build) offers the in-memory handshake.
@@ -94,6 +112,7 @@ function(cb_versioned_provider record)
 endfunction()
 
 if(CB_VERSIONED_PROVIDERS)
+  file(READ "${CMAKE_CURRENT_SOURCE_DIR}/versions/versions.json" CB_VERSIONS_JSON)
   file(GLOB CB_VERSION_RECORDS "${CB_VERSIONS_CACHE}/*/build.json")
   foreach(record ${CB_VERSION_RECORDS})
     cb_versioned_provider("${record}")

@@ -438,6 +438,131 @@ RECIPES = {
 }
 
 
+# Botan 3 (from the botan-src crate, which carries the release tarball): static (always -fPIC in
+# Botan's build), minimized to the modules botan.cpp uses, each with its x86 implementations,
+# which a minimized build leaves out unless named (AES-NI, VAES, CLMUL GHASH, SHA-NI, AVX2/512
+# ChaCha, ...), so it dispatches as a default build does. thread_utils is left out on purpose:
+# with it Botan 3 computes Argon2's lanes in a thread pool, Botan 2.19 (Debian's, beside it) in
+# the calling thread; without it both do the same work.
+BOTAN_MODULES = [
+    # block ciphers, modes, stream ciphers
+    *("aes", "aes_ni", "aes_vperm", "aes_vaes", "des", "cbc", "cfb", "ofb", "xts"),
+    *("xts_avx512_clmul", "ctr", "ctr_simd32", "ctr_avx2", "gcm", "ghash_cpu", "ghash_vperm"),
+    *("ghash_avx512_clmul", "chacha", "chacha_simd32", "chacha_avx2", "chacha_avx512"),
+    *("salsa20", "salsa20_simd32", "salsa20_avx2", "salsa20_avx512", "chacha20poly1305"),
+    *("poly1305", "poly1305_avx2", "poly1305_avx512"),
+    # hashes and MACs
+    *("md5", "sha1", "sha1_simd", "sha1_avx2", "sha1_x86", "sha2_32", "sha2_32_simd"),
+    *("sha2_32_avx2", "sha2_32_x86", "sha2_64", "sha2_64_avx2", "sha2_64_avx512", "sha2_64_x86"),
+    *("sha3", "keccak_perm_bmi2", "keccak_perm_avx512", "blake2", "whirlpool", "whirlpool_avx2"),
+    *("whirlpool_avx512", "rmd160", "hmac", "cmac"),
+    # KDFs
+    *("hkdf", "pbkdf2", "scrypt", "argon2", "argon2_simd64", "argon2_avx2", "argon2_avx512"),
+    # public key, key and certificate decoding, randomness, memory
+    *("rsa", "emsa_pkcs1", "emsa_pssr", "eme_oaep", "eme_pkcs1", "ecdsa", "ecdh", "rfc6979"),
+    *("pcurves_secp256r1", "pcurves_secp384r1", "pcurves_secp521r1", "ed25519", "x25519", "dh"),
+    *("x509", "pem", "system_rng", "cpuid", "os_utils", "locking_allocator"),
+]
+BOTAN_FLAGS = [
+    "--build-targets=static",
+    "--minimized-build",
+    f"--enable-modules={','.join(BOTAN_MODULES)}",
+    "--cc=gcc",
+    "--cpu=x86_64",
+    "--os=linux",
+    "--without-documentation",
+    "--no-install-python-module",
+]
+# Botan 3's headers need C++20: the adapter module is compiled so (native/cmake/versions.cmake).
+BOTAN_CXX_STANDARD = 20
+
+
+def botan_source(entry: dict) -> Path:
+    """The release tarball inside the crate (vendor/Botan-X.Y.Z.tar.xz), checked against the
+    SHA-256 the crate pins in release.toml and unpacked once beside it (entry["subdir"])."""
+    crate = crate_source(entry["crate"], entry["crate_version"])
+    dest = crate / entry["subdir"]
+    if (dest / "configure.py").exists():
+        return dest
+    tarball = crate / entry["tarball"]
+    pinned = next(
+        line.split("=", 1)[1].strip().strip('"')
+        for line in (crate / "release.toml").read_text().splitlines()
+        if line.split("=", 1)[0].strip() == "sha256"
+    )
+    if hashlib.sha256(tarball.read_bytes()).hexdigest() != pinned:
+        sys.exit(f"versions: {tarball} does not match the SHA-256 in release.toml ({pinned})")
+    partial = dest.with_name(dest.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    with tarfile.open(tarball) as tar:
+        tar.extractall(partial, filter="data")
+    (partial / dest.name).rename(dest)
+    shutil.rmtree(partial)
+    return dest
+
+
+def install_botan(tree: Path, prefix: Path) -> None:
+    """libbotan-3.a and the headers under prefix/include/botan/ (the layout botan.cpp includes),
+    the internal ones too: Botan 3 made the CPUID switch and the mlock pool internal
+    (botan/internal/cpuid.h, locking_allocator.h), which the adapter's variants and code path
+    use. The tree links its headers to the sources; the copies are the files."""
+    (prefix / "lib").mkdir(parents=True, exist_ok=True)
+    shutil.copy2(tree / "libbotan-3.a", prefix / "lib" / "libbotan-3.a")
+    headers = tree / "build" / "include"
+    for sub, dest in (("public/botan", "botan"), ("internal/botan/internal", "botan/internal")):
+        (prefix / "include" / dest).mkdir(parents=True, exist_ok=True)
+        for h in (headers / sub).glob("*.h"):
+            shutil.copy2(h, prefix / "include" / dest / h.name)
+
+
+def build_botan(name: str, jobs: int) -> Path:
+    entry = TABLE[name]
+    crate, crate_version, version = entry["crate"], entry["crate_version"], entry["version"]
+    home = CACHE / f"botan-{version}-{flags_hash(BOTAN_FLAGS)}"
+    record = home / "build.json"
+    if record.exists():
+        log(f"{name}: cached in {home} (built in {json.loads(record.read_text())['seconds']} s)")
+        return home
+    src = botan_source(entry)
+    tree, prefix = home / "build", home / "prefix"
+    done = timed_steps(home)
+    if "configure" not in done:  # nothing to resume
+        shutil.rmtree(home, ignore_errors=True)
+        tree.mkdir(parents=True)
+    log(f"{name}: building Botan {version} in {home} (log: {home / 'build.log'})")
+    configure = ["python3", str(src / "configure.py"), f"--with-build-dir={tree}", *BOTAN_FLAGS]
+    step(home, done, "configure", configure, tree)
+    step(home, done, "make", ["make", "-f", str(tree / "Makefile"), f"-j{jobs}", "libs"], tree)
+    install_botan(tree, prefix)
+    shutil.rmtree(tree)
+    seconds = sum(v for k, v in done.items() if "(interrupted)" not in k)
+    write_record(
+        record,
+        {
+            "provider": name,
+            "library": "botan",
+            "version": version,
+            "crate": f"{crate} {crate_version}",
+            "flags": BOTAN_FLAGS,
+            "adapter": entry["adapter"],
+            "libraries": ["prefix/lib/libbotan-3.a"],
+            "cxx_standard": BOTAN_CXX_STANDARD,
+            "compiler": compiler_id(),
+            "jobs": jobs,
+            "seconds": round(seconds, 1),
+            "steps": done,
+            "load": os.getloadavg()[0],
+            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+    )
+    log(f"{name}: built in {seconds:.0f} s ({', '.join(f'{k} {v} s' for k, v in done.items())})")
+    return home
+
+
+RECIPES["botan"] = build_botan
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("providers", nargs="*")

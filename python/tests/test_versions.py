@@ -27,7 +27,7 @@ def test_every_versioned_provider_is_absent_with_make_versions_until_built(tmp_p
     assert set(absent) == set(table)
     assert absent["openssl@3.5"] == "not built: make versions"
     assert absent["liboqs"] == "not built: make liboqs"  # its own make target (mk/liboqs.mk)
-    assert "no recipe" in absent["botan@3"]
+    assert absent["botan@3"] == "not built: make versions"
     assert absent["aws-lc"] == "not built: make versions VERSIONS=aws-lc"  # not in the default
     assert absent["boringssl"] == "not built: make versions VERSIONS=boringssl"
     home = tmp_path / "openssl-3.5.5-0123456789"
@@ -58,10 +58,13 @@ def test_a_built_version_is_gated_beside_the_system_library(native_runner):
     ours, providers = built_versions(native_runner)
     if not ours:
         pytest.skip("no versioned provider built here (make versions, docs/versions.md)")
-    system = next(p for p in providers if p["name"] == "openssl")
+    by_name = {p["name"]: p for p in providers}
     for p in ours:
-        # Its own library answers, not the system's: the static copy's symbols are hidden.
-        assert p["version"] != system["version"], p["name"]
+        # Its own library answers, not the system's (openssl for openssl@3.5, botan 2.19 for
+        # botan@3): the static copy's symbols are hidden.
+        family = versions.table()[p["name"]]["family"]
+        if family != p["name"] and family in by_name:  # liboqs has no system library beside it
+            assert p["version"] != by_name[family]["version"], p["name"]
         assert p["code_path"]["build"], p["name"]
         done = subprocess.run(
             [str(native_runner), "check", "--provider", p["name"]],
@@ -80,10 +83,10 @@ def test_a_built_version_is_gated_beside_the_system_library(native_runner):
 
 
 def build_script():
-    """native/versions/build.py, the script `make versions` runs, as a module (importing it
-    builds nothing)."""
-    path = versions.REPO_ROOT / "native" / "versions" / "build.py"
-    spec = importlib.util.spec_from_file_location("versions_build", path)
+    """native/versions/build.py as a module: its recipes' flags, without building anything."""
+    spec = importlib.util.spec_from_file_location(
+        "build_versions", versions.TABLE_PATH.parent / "build.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -177,3 +180,37 @@ def test_a_fork_reports_its_own_library_and_refuses_what_it_lacks(native_runner,
     result = next(json.loads(x) for x in done.stdout.splitlines() if '"result"' in x)
     assert result["status"] == "unsupported", result
     assert result["reason"].startswith(f"{name} does not offer {lacking}"), result["reason"]
+
+
+def test_botan3_has_a_recipe_for_a_static_minimized_build_it_lists():
+    build = build_script()
+    entry = versions.table()["botan@3"]
+    assert build.RECIPES[entry["recipe"]] is build.build_botan
+    assert (versions.REPO_ROOT / "native" / entry["adapter"]).is_file()
+    flags = build.BOTAN_FLAGS
+    assert "--build-targets=static" in flags and "--minimized-build" in flags
+    # A minimized build drops the x86 code unless named: AES-NI, CLMUL GHASH and SHA-NI are.
+    assert {"aes_ni", "ghash_cpu", "sha2_32_x86", "cpuid"} <= set(build.BOTAN_MODULES)
+    # Argon2's lanes run in the calling thread, as in Debian's Botan 2.19 beside it.
+    assert "thread_utils" not in build.BOTAN_MODULES
+    listed = subprocess.run(
+        ["python3", str(versions.TABLE_PATH.parent / "build.py"), "--list"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    line = next(x for x in listed.splitlines() if x.startswith("botan@3 "))
+    assert "3.13.0" in line and "no build recipe" not in line
+
+
+def test_botan3_modules_exist_in_the_source_the_crate_carries():
+    """Every module the recipe names is one of Botan 3.13's (configure.py would stop on a wrong
+    one only after the crate is fetched and unpacked); checked where make versions unpacked it."""
+    build = build_script()
+    entry = versions.table()["botan@3"]
+    src = versions.cache_dir() / "src" / f"{entry['crate']}-{entry['crate_version']}"
+    lib = src / entry["subdir"] / "src" / "lib"
+    if not lib.is_dir():
+        pytest.skip(f"Botan's source is not unpacked in {src} (make versions VERSIONS=botan@3)")
+    modules = {info.parent.name for info in lib.rglob("info.txt")}
+    assert set(build.BOTAN_MODULES) <= modules, set(build.BOTAN_MODULES) - modules

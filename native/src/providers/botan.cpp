@@ -1,21 +1,26 @@
-// Botan 2 adapter, through the high-level factories: Cipher_Mode for block-cipher modes and AEADs,
+// Botan adapter, through the high-level factories: Cipher_Mode for block-cipher modes and AEADs,
 // StreamCipher for CTR, OFB and the (X)ChaCha20/(X)Salsa20 family, HashFunction and
 // MessageAuthenticationCode; PK_Signer, PK_Verifier, PK_Encryptor_EME, PK_Decryptor_EME and
 // PK_Key_Agreement for public-key algorithms; PasswordHash, argon2() and KDF for key derivation.
 // Botan picks AES-NI, vperm, SHA-NI, AVX2, ... inside each object from its CPUID state, which the
 // "soft" variant clears before any object exists.
 //
+// One file for both major versions: the system's Botan 2.19 (provider "botan", C++17) and Botan 3
+// built by `make versions` (provider "botan@3", compiled as C++20 by native/cmake/versions.cmake
+// with CB_PROVIDER_NAME). Where Botan 3 removed or replaced an API the two spellings sit under
+// `#if BOTAN_VERSION_MAJOR >= 3`, in the small helpers below ("Botan 2 and 3"), so the operations
+// themselves are the same code for both.
+//
 // cpuid.h and locking_allocator.h are public headers in Botan 2 but marked "will be made
-// internal", which makes every include emit a compiler warning. CPUID is the only hardware switch
-// Botan 2 has (the BOTAN_CLEAR_CPUID environment variable arrived in Botan 3; 2.19 reads no such
-// variable), so the warning is silenced here.
+// internal", which makes every include emit a compiler warning; Botan 3 made them internal
+// (botan/internal/, which the botan@3 recipe installs from its own pinned build). CPUID is the
+// only hardware switch Botan 2 has (the BOTAN_CLEAR_CPUID environment variable arrived in Botan
+// 3; 2.19 reads no such variable), so the warning is silenced here. The Botan 3 path uses no
+// deprecated API of 3.13 (it compiles without a warning when this define is taken away).
 #define BOTAN_NO_DEPRECATED_WARNINGS
 #include <botan/aead.h>
-#include <botan/argon2.h>
 #include <botan/block_cipher.h>
 #include <botan/cipher_mode.h>
-#include <botan/cpuid.h>
-#include <botan/curve25519.h>
 #include <botan/data_src.h>
 #include <botan/dh.h>
 #include <botan/dl_group.h>
@@ -26,7 +31,6 @@
 #include <botan/exceptn.h>
 #include <botan/hash.h>
 #include <botan/kdf.h>
-#include <botan/locking_allocator.h>
 #include <botan/mac.h>
 #include <botan/pk_ops.h>
 #include <botan/pkcs8.h>
@@ -37,6 +41,18 @@
 #include <botan/system_rng.h>
 #include <botan/version.h>
 #include <botan/x509cert.h>
+#if BOTAN_VERSION_MAJOR >= 3
+#include <botan/ec_apoint.h>
+#include <botan/ec_scalar.h>
+#include <botan/internal/cpuid.h>
+#include <botan/internal/locking_allocator.h>
+#include <botan/x25519.h>
+#else
+#include <botan/argon2.h>
+#include <botan/cpuid.h>
+#include <botan/curve25519.h>
+#include <botan/locking_allocator.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -44,6 +60,12 @@
 
 #include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
+
+// The system library's adapter is "botan"; native/cmake/versions.cmake compiles this file again
+// for Botan 3 as "botan@3" with its build recorded.
+#ifndef CB_PROVIDER_NAME
+#define CB_PROVIDER_NAME "botan"
+#endif
 
 namespace cb {
 namespace {
@@ -113,10 +135,37 @@ const Binding* find_binding(const std::string& ours) {
   return nullptr;
 }
 
-// Everything x86 Botan 2.19 dispatches on for symmetric primitives. RDTSC, RDRAND and RDSEED stay:
-// they only feed Botan's entropy sources, which the System_RNG of the public-key operations (the
-// kernel's random device) does not use.
-constexpr Botan::CPUID::CPUID_bits kSoftClearedBits[] = {
+// ---- Botan 2 and 3
+// ------------------------------------------------------------------------------- The spellings
+// that differ between the major versions; everything else is written once.
+
+#if BOTAN_VERSION_MAJOR >= 3
+using CpuBit = Botan::CPUFeature::Bit;
+// Everything x86 Botan 3 dispatches on for symmetric primitives (it folds SSE4.x into SSSE3 and
+// the AVX-512 subsets into one bit, and adds GFNI, SHA-512, SM3/SM4 and the VAES/VPCLMULQDQ forms).
+constexpr CpuBit kSoftClearedBits[] = {
+    CpuBit::SSE2,   CpuBit::SSSE3,    CpuBit::AVX2,       CpuBit::AVX512,     CpuBit::ADX,
+    CpuBit::BMI,    CpuBit::GFNI,     CpuBit::AESNI,      CpuBit::CLMUL,      CpuBit::SHA,
+    CpuBit::SHA512, CpuBit::AVX2_AES, CpuBit::AVX512_AES, CpuBit::AVX2_CLMUL, CpuBit::AVX512_CLMUL,
+    CpuBit::SM3,    CpuBit::SM4,
+};
+// AES-NI and carry-less multiplication in every width: Botan 3's VAES AES and VPCLMULQDQ GHASH
+// would otherwise take over from the AES-NI code this variant turns off.
+constexpr CpuBit kNoAesniClearedBits[] = {CpuBit::AESNI,      CpuBit::CLMUL,
+                                          CpuBit::AVX2_AES,   CpuBit::AVX512_AES,
+                                          CpuBit::AVX2_CLMUL, CpuBit::AVX512_CLMUL};
+constexpr const char* kNoAesniDescription =
+    "AES-NI and PCLMULQDQ cleared, their VAES and VPCLMULQDQ forms too; SSSE3 vperm AES, SHA-NI "
+    "and AVX kept";
+constexpr auto kEncryption = Botan::Cipher_Dir::Encryption;
+constexpr auto kDecryption = Botan::Cipher_Dir::Decryption;
+// r || s for ECDSA, the bare signature for RSA: what Botan 2 called IEEE_1363.
+constexpr auto kSignatureFormat = Botan::Signature_Format::Standard;
+using X25519PrivateKey = Botan::X25519_PrivateKey;
+#else
+using CpuBit = Botan::CPUID::CPUID_bits;
+// Everything x86 Botan 2.19 dispatches on for symmetric primitives.
+constexpr CpuBit kSoftClearedBits[] = {
     Botan::CPUID::CPUID_SSE2_BIT,       Botan::CPUID::CPUID_SSSE3_BIT,
     Botan::CPUID::CPUID_SSE41_BIT,      Botan::CPUID::CPUID_SSE42_BIT,
     Botan::CPUID::CPUID_AVX2_BIT,       Botan::CPUID::CPUID_AVX512F_BIT,
@@ -127,6 +176,17 @@ constexpr Botan::CPUID::CPUID_bits kSoftClearedBits[] = {
     Botan::CPUID::CPUID_BMI1_BIT,       Botan::CPUID::CPUID_BMI2_BIT,
     Botan::CPUID::CPUID_ADX_BIT,
 };
+constexpr CpuBit kNoAesniClearedBits[] = {Botan::CPUID::CPUID_AESNI_BIT,
+                                          Botan::CPUID::CPUID_CLMUL_BIT};
+constexpr const char* kNoAesniDescription =
+    "AES-NI and PCLMULQDQ cleared; SSSE3 vperm AES, SHA-NI and AVX kept";
+constexpr auto kEncryption = Botan::ENCRYPTION;
+constexpr auto kDecryption = Botan::DECRYPTION;
+constexpr auto kSignatureFormat = Botan::IEEE_1363;
+using X25519PrivateKey = Botan::Curve25519_PrivateKey;
+#endif
+// (RDTSC, RDRAND and RDSEED stay set in both: they only feed Botan's entropy sources, which the
+// System_RNG of the public-key operations, the kernel's random device, does not use.)
 
 // Runs a Botan call from prepare(): a key or nonce Botan rejects is something this library cannot
 // do; anything else Botan throws is a library failure.
@@ -161,7 +221,7 @@ class ModeOp : public Operation {
  public:
   ModeOp(const AlgorithmInfo& info, const char* spec, OpKind op, const Params& p)
       : info_(info), iv_(p.iv), aad_(p.aad) {
-    const auto dir = op == OpKind::Encrypt ? Botan::ENCRYPTION : Botan::DECRYPTION;
+    const auto dir = op == OpKind::Encrypt ? kEncryption : kDecryption;
     mode_ = Botan::Cipher_Mode::create(spec, dir);
     if (!mode_) throw Unsupported(std::string("botan has no cipher mode ") + spec);
     guarded_setup(info.name, [&] { mode_->set_key(p.key.data(), p.key.size()); });
@@ -313,12 +373,17 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 Botan::BigInt big(const Bytes& b) { return Botan::BigInt(b.data(), b.size()); }
 Botan::BigInt big_part(const KeyParts& key, const char* name) { return big(key_part(key, name)); }
 
+#if BOTAN_VERSION_MAJOR >= 3
+Bytes padded(const Botan::BigInt& v, size_t len) { return v.serialize<Bytes>(len); }
+Bytes minimal(const Botan::BigInt& v) { return v.serialize<Bytes>(); }
+#else
 Bytes padded(const Botan::BigInt& v, size_t len) {
   Bytes out(len);
   Botan::BigInt::encode_1363(out.data(), len, v);
   return out;
 }
 Bytes minimal(const Botan::BigInt& v) { return Botan::BigInt::encode(v); }
+#endif
 
 const Bytes& sized_part(const KeyParts& key, const char* name, size_t len) {
   const Bytes& b = key_part(key, name);
@@ -340,7 +405,7 @@ class Groups {
     if (key_type == "ecdsa-p521" || key_type == "ecdh-p521") name = "secp521r1";
     if (!name) throw Unsupported("botan adapter has no curve for " + key_type);
     auto it = ec_.find(name);
-    if (it == ec_.end()) it = ec_.emplace(name, Botan::EC_Group(name)).first;
+    if (it == ec_.end()) it = ec_.emplace(name, named_curve(name)).first;
     return it->second;
   }
   // The RFC 7919 groups are built into Botan 2 as "ffdhe/ietf/2048" etc.
@@ -349,11 +414,21 @@ class Groups {
       throw Unsupported("botan adapter has no group for " + key_type);
     auto it = dl_.find(key_type);
     if (it == dl_.end())
-      it = dl_.emplace(key_type, Botan::DL_Group("ffdhe/ietf/" + key_type.substr(5))).first;
+      it = dl_.emplace(key_type, named_group("ffdhe/ietf/" + key_type.substr(5))).first;
     return it->second;
   }
 
  private:
+#if BOTAN_VERSION_MAJOR >= 3
+  static Botan::EC_Group named_curve(const char* name) { return Botan::EC_Group::from_name(name); }
+  static Botan::DL_Group named_group(const std::string& name) {
+    return Botan::DL_Group::from_name(name);
+  }
+#else
+  static Botan::EC_Group named_curve(const char* name) { return Botan::EC_Group(name); }
+  static Botan::DL_Group named_group(const std::string& name) { return Botan::DL_Group(name); }
+#endif
+
   std::map<std::string, Botan::EC_Group> ec_;
   std::map<std::string, Botan::DL_Group> dl_;
 };
@@ -364,11 +439,78 @@ void check_rsa_size(const AlgorithmInfo& info, const Botan::BigInt& n) {
                 std::to_string(info.bits));
 }
 
+// Keys' parts in and out where the two versions differ: Botan 3 replaced the EC point type
+// (PointGFp) by EC_AffinePoint and EC_Scalar, and reads raw Ed25519, X25519 and DH key material
+// through raw_*_key_bits() and get_int_field() instead of per-class getters.
+#if BOTAN_VERSION_MAJOR >= 3
+Botan::EC_AffinePoint ec_point(const Botan::EC_Group& group, const KeyParts& key) {
+  // from_bigint_xy checks that the coordinates are in the field and the point on the curve.
+  auto point = Botan::EC_AffinePoint::from_bigint_xy(group, big_part(key, "x"), big_part(key, "y"));
+  if (!point) throw Error("public point is not on the curve");
+  return *point;
+}
+KeyParts ec_public_parts(const Botan::EC_PublicKey& key, size_t) {
+  const Botan::EC_AffinePoint& q = key._public_ec_point();
+  return {{"x", q.x_bytes<Bytes>()}, {"y", q.y_bytes<Bytes>()}};
+}
+template <typename Key>
+std::unique_ptr<Botan::Private_Key> ec_private(const Botan::EC_Group& group, const Botan::BigInt& d,
+                                               Botan::RandomNumberGenerator&) {
+  return std::make_unique<Key>(group, Botan::EC_Scalar::from_bigint(group, d));
+}
+std::unique_ptr<Botan::Private_Key> ed25519_private(const Bytes& seed) {
+  return std::make_unique<Botan::Ed25519_PrivateKey>(Botan::Ed25519_PrivateKey::from_seed(seed));
+}
+Bytes ed25519_seed(const Botan::Ed25519_PrivateKey& k) {
+  const auto bits = k.raw_private_key_bits();  // seed || public key
+  return Bytes(bits.begin(), bits.begin() + 32);
+}
+Bytes ed25519_public(const Botan::Ed25519_PublicKey& k) { return k.raw_public_key_bits(); }
+KeyParts x25519_parts(const X25519PrivateKey& k) {
+  const auto priv = k.raw_private_key_bits();
+  return {{"priv", Bytes(priv.begin(), priv.end())}, {"pub", k.raw_public_key_bits()}};
+}
+std::unique_ptr<Botan::Private_Key> dh_private(const Botan::DL_Group& group, const Botan::BigInt& x,
+                                               Botan::RandomNumberGenerator&) {
+  return std::make_unique<Botan::DH_PrivateKey>(group, x);
+}
+const Botan::BigInt& dh_x(const Botan::DH_PrivateKey& k) { return k.get_int_field("x"); }
+const Botan::BigInt& dh_y(const Botan::DH_PrivateKey& k) { return k.get_int_field("y"); }
+#else
 Botan::PointGFp ec_point(const Botan::EC_Group& group, const KeyParts& key) {
   Botan::PointGFp point = group.point(big_part(key, "x"), big_part(key, "y"));
   if (!point.on_the_curve()) throw Error("public point is not on the curve");
   return point;
 }
+KeyParts ec_public_parts(const Botan::EC_PublicKey& key, size_t len) {
+  const Botan::PointGFp& q = key.public_point();
+  return {{"x", padded(q.get_affine_x(), len)}, {"y", padded(q.get_affine_y(), len)}};
+}
+template <typename Key>
+std::unique_ptr<Botan::Private_Key> ec_private(const Botan::EC_Group& group, const Botan::BigInt& d,
+                                               Botan::RandomNumberGenerator& rng) {
+  return std::make_unique<Key>(rng, group, d);
+}
+std::unique_ptr<Botan::Private_Key> ed25519_private(const Bytes& seed) {
+  return std::make_unique<Botan::Ed25519_PrivateKey>(
+      Botan::secure_vector<uint8_t>(seed.begin(), seed.end()));
+}
+Bytes ed25519_seed(const Botan::Ed25519_PrivateKey& k) {
+  const auto& bits = k.get_private_key();  // seed || public key
+  return Bytes(bits.begin(), bits.begin() + 32);
+}
+Bytes ed25519_public(const Botan::Ed25519_PublicKey& k) { return k.get_public_key(); }
+KeyParts x25519_parts(const X25519PrivateKey& k) {
+  const auto& priv = k.get_x();
+  return {{"priv", Bytes(priv.begin(), priv.end())}, {"pub", k.public_value()}};
+}
+std::unique_ptr<Botan::Private_Key> dh_private(const Botan::DL_Group& group, const Botan::BigInt& x,
+                                               Botan::RandomNumberGenerator& rng) {
+  return std::make_unique<Botan::DH_PrivateKey>(rng, group, x);
+}
+const Botan::BigInt& dh_x(const Botan::DH_PrivateKey& k) { return k.get_x(); }
+const Botan::BigInt& dh_y(const Botan::DH_PrivateKey& k) { return k.get_y(); }
+#endif
 
 std::unique_ptr<Botan::Private_Key> import_private(const AlgorithmInfo& info, const KeyParts& key,
                                                    Botan::RandomNumberGenerator& rng,
@@ -383,21 +525,16 @@ std::unique_ptr<Botan::Private_Key> import_private(const AlgorithmInfo& info, co
     return k;
   }
   if (starts_with(type, "ecdsa-"))
-    return std::make_unique<Botan::ECDSA_PrivateKey>(rng, groups.ec(type), big_part(key, "d"));
+    return ec_private<Botan::ECDSA_PrivateKey>(groups.ec(type), big_part(key, "d"), rng);
   if (starts_with(type, "ecdh-"))
-    return std::make_unique<Botan::ECDH_PrivateKey>(rng, groups.ec(type), big_part(key, "d"));
-  if (type == "ed25519") {
-    const Bytes& priv = sized_part(key, "priv", 32);
-    return std::make_unique<Botan::Ed25519_PrivateKey>(
-        Botan::secure_vector<uint8_t>(priv.begin(), priv.end()));
-  }
+    return ec_private<Botan::ECDH_PrivateKey>(groups.ec(type), big_part(key, "d"), rng);
+  if (type == "ed25519") return ed25519_private(sized_part(key, "priv", 32));
   if (type == "x25519") {
     const Bytes& priv = sized_part(key, "priv", 32);
-    return std::make_unique<Botan::Curve25519_PrivateKey>(
+    return std::make_unique<X25519PrivateKey>(
         Botan::secure_vector<uint8_t>(priv.begin(), priv.end()));
   }
-  if (starts_with(type, "ffdhe"))
-    return std::make_unique<Botan::DH_PrivateKey>(rng, groups.dl(type), big_part(key, "x"));
+  if (starts_with(type, "ffdhe")) return dh_private(groups.dl(type), big_part(key, "x"), rng);
   throw Unsupported("botan does not offer " + info.name);
 }
 
@@ -476,7 +613,7 @@ class SignOp : public Operation {
          Botan::RandomNumberGenerator& rng)
       : info_(info),
         key_(std::move(key)),
-        signer_(*key_, rng, pk_padding(info), Botan::IEEE_1363),
+        signer_(*key_, rng, pk_padding(info), kSignatureFormat),
         rng_(rng) {}
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
     return guarded_run(info_.name, [&] {
@@ -497,7 +634,7 @@ class VerifyOp : public Operation {
   VerifyOp(const AlgorithmInfo& info, std::unique_ptr<Botan::Public_Key> key, const Bytes& sig)
       : info_(info),
         key_(std::move(key)),
-        verifier_(*key_, pk_padding(info), Botan::IEEE_1363),
+        verifier_(*key_, pk_padding(info), kSignatureFormat),
         sig_(sig) {}
   size_t run(const uint8_t* in, size_t len, uint8_t*) override {
     bool valid = false;
@@ -541,9 +678,10 @@ class EncryptOp : public Operation {
 // status (docs/leaks.md, "Valid against invalid"). In Botan 2.19 PK_Decryptor_EME's constructor
 // is `m_op = key.create_decryption_op(rng, padding, provider)` and PK_Decryptor::decrypt is
 // `m_op->decrypt(valid_mask, in, len)` followed by `throw Decoding_Error` when valid_mask is 0
-// (src/lib/pubkey/pubkey.cpp); the same two calls are made here (Private_Key's
-// create_decryption_op and the public PK_Ops::Decryption of pk_ops.h), and valid_mask is read
-// instead of thrown. The decryption and the constant-time unpadding are the library's own.
+// (src/lib/pubkey/pubkey.cpp; Botan 3.13 the same, the input a span); the same two calls are made
+// here (Private_Key's create_decryption_op and the public PK_Ops::Decryption of pk_ops.h), and
+// valid_mask is read instead of thrown. The decryption and the constant-time unpadding are the
+// library's own.
 class DecryptOp : public Operation {
  public:
   DecryptOp(const AlgorithmInfo& info, std::unique_ptr<Botan::Private_Key> key,
@@ -565,7 +703,11 @@ class DecryptOp : public Operation {
     uint8_t valid_mask = 0;
     Botan::secure_vector<uint8_t> m;
     try {
+#if BOTAN_VERSION_MAJOR >= 3
+      m = op_->decrypt(valid_mask, {in, len});
+#else
       m = op_->decrypt(valid_mask, in, len);
+#endif
     } catch (const Botan::Exception& e) {
       // A ciphertext not below the modulus ("RSA private op - input is too large"), which
       // PK_Decryptor::decrypt throws as well; none of the leak classes is one.
@@ -598,7 +740,9 @@ class AgreeOp : public Operation {
   // With the "Raw" KDF and key length 0 derive_key() returns the whole shared secret: X25519's 32
   // bytes, the ECDH x-coordinate and g^xy mod p, both padded to the field / group size. Peer
   // checks are Botan 2.19's own: an on-curve check for ECDH, 1 < y < p - 1 for FFDH (no subgroup
-  // check), none for X25519 (a small-order peer gives an all-zero secret, no error).
+  // check), none for X25519 (a small-order peer gives an all-zero secret, no error). Botan 3.13
+  // refuses that all-zero secret (RFC 7748's optional check: "public point appears to be of low
+  // order"), an error here.
   size_t run(const uint8_t*, size_t, uint8_t* out) override {
     return guarded_run(info_.name, [&] {
       const Botan::SymmetricKey secret = ka_.derive_key(0, peer_.data(), peer_.size());
@@ -634,9 +778,11 @@ class PasswordHashOp : public Operation {
   size_t out_len_;
 };
 
-// Argon2id through the argon2() function rather than PasswordHash, because only the function
-// takes RFC 9106's optional secret K and associated data X. Botan 2.19 processes the lanes one
-// after another in the calling thread.
+// Argon2id with RFC 9106's optional secret K and associated data X. Botan 2.19 takes them only in
+// its argon2() function; Botan 3 deprecated that function (which now builds a PasswordHash per
+// call) for PasswordHash::derive_key with AD and key, so its PasswordHash is made once here.
+// Both process the lanes one after another in the calling thread (botan@3 is built without
+// thread_utils, which would run them in a thread pool; docs/versions.md).
 class Argon2Op : public Operation {
  public:
   Argon2Op(const AlgorithmInfo& info, const Params& p)
@@ -647,13 +793,22 @@ class Argon2Op : public Operation {
         out_len_(p.out_len),
         t_(cost_param(p, "t")),
         m_(cost_param(p, "m")),
-        p_(cost_param(p, "p")) {}
+        p_(cost_param(p, "p")) {
+#if BOTAN_VERSION_MAJOR >= 3
+    pwhash_ = Botan::PasswordHashFamily::create_or_throw("Argon2id")->from_params(m_, t_, p_);
+#endif
+  }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
     return guarded_run(info_.name, [&] {
+#if BOTAN_VERSION_MAJOR >= 3
+      pwhash_->derive_key(out, out_len_, reinterpret_cast<const char*>(in), len, salt_.data(),
+                          salt_.size(), ad_.data(), ad_.size(), secret_.data(), secret_.size());
+#else
       constexpr uint8_t kArgon2id = 2;
       Botan::argon2(out, out_len_, reinterpret_cast<const char*>(in), len, salt_.data(),
                     salt_.size(), secret_.data(), secret_.size(), ad_.data(), ad_.size(), kArgon2id,
                     p_, m_, t_);
+#endif
       return out_len_;
     });
   }
@@ -663,6 +818,9 @@ class Argon2Op : public Operation {
   Bytes salt_, secret_, ad_;
   size_t out_len_;
   size_t t_, m_, p_;
+#if BOTAN_VERSION_MAJOR >= 3
+  std::unique_ptr<Botan::PasswordHash> pwhash_;
+#endif
 };
 
 // HKDF(H).kdf() is extract-then-expand; an empty salt becomes HashLen zero bytes, as RFC 5869 says.
@@ -678,7 +836,12 @@ class HkdfOp : public Operation {
   }
   size_t run(const uint8_t* in, size_t len, uint8_t* out) override {
     return guarded_run(info_.name, [&] {
+#if BOTAN_VERSION_MAJOR >= 3
+      kdf_->derive_key(std::span<uint8_t>(out, out_len_), std::span<const uint8_t>(in, len), salt_,
+                       label_);
+#else
       kdf_->kdf(out, out_len_, in, len, salt_.data(), salt_.size(), label_.data(), label_.size());
+#endif
       return out_len_;
     });
   }
@@ -806,7 +969,11 @@ KeyParts decoded_parts(const AlgorithmInfo& info, const Bytes& encoded) {
     std::unique_ptr<Botan::Private_Key> priv;
     std::unique_ptr<Botan::Public_Key> pub;
     if (is_certificate(info.name))
+#if BOTAN_VERSION_MAJOR >= 3
+      pub = Botan::X509_Certificate(src).subject_public_key();
+#else
       pub = Botan::X509_Certificate(src).load_subject_public_key();
+#endif
     else
       priv = Botan::PKCS8::load_key(src);
     const Botan::Public_Key* key = priv ? priv.get() : pub.get();
@@ -819,19 +986,15 @@ KeyParts decoded_parts(const AlgorithmInfo& info, const Bytes& encoded) {
       return {{"n", minimal(rsa->get_n())}, {"e", minimal(rsa->get_e())}};
     if (auto* ec = dynamic_cast<const Botan::EC_PublicKey*>(key)) {
       const size_t len = ec->domain().get_p_bytes();
-      KeyParts out = {{"x", padded(ec->public_point().get_affine_x(), len)},
-                      {"y", padded(ec->public_point().get_affine_y(), len)}};
+      KeyParts out = ec_public_parts(*ec, len);
       if (auto* ecp = dynamic_cast<const Botan::EC_PrivateKey*>(key))
         out["d"] = padded(ecp->private_value(), len);
       return out;
     }
-    if (auto* ed = dynamic_cast<const Botan::Ed25519_PrivateKey*>(key)) {
-      const auto& seed_pub = ed->get_private_key();  // seed || public key
-      return {{"priv", Bytes(seed_pub.begin(), seed_pub.begin() + 32)},
-              {"pub", ed->get_public_key()}};
-    }
+    if (auto* ed = dynamic_cast<const Botan::Ed25519_PrivateKey*>(key))
+      return {{"priv", ed25519_seed(*ed)}, {"pub", ed25519_public(*ed)}};
     if (auto* ed = dynamic_cast<const Botan::Ed25519_PublicKey*>(key))
-      return {{"pub", ed->get_public_key()}};
+      return {{"pub", ed25519_public(*ed)}};
   } catch (const Botan::Exception& e) {
     throw Error(std::string("botan keyload: ") + e.what());
   }
@@ -840,7 +1003,7 @@ KeyParts decoded_parts(const AlgorithmInfo& info, const Bytes& encoded) {
 
 class BotanProvider : public Provider {
  public:
-  std::string name() const override { return "botan"; }
+  std::string name() const override { return CB_PROVIDER_NAME; }
   std::string version() const override { return Botan::version_string(); }
   std::vector<Variant> variants() const override {
     return {
@@ -850,7 +1013,7 @@ class BotanProvider : public Provider {
          "BMI1/2 and ADX cleared before first use",
          {}},
         // The counterpart of openssl/noaesni: AES falls back to Botan's SSSE3 "vperm" code.
-        {"noaesni", "AES-NI and PCLMULQDQ cleared; SSSE3 vperm AES, SHA-NI and AVX kept", {}},
+        {"noaesni", kNoAesniDescription, {}},
     };
   }
   void init(const std::string& variant) override {
@@ -860,8 +1023,7 @@ class BotanProvider : public Provider {
       // "cpu" or "vperm", GHASH "base" instead of "clmul", SHA-256 "base" instead of "shani").
       for (auto bit : kSoftClearedBits) Botan::CPUID::clear_cpuid_bit(bit);
     } else if (variant == "noaesni") {
-      Botan::CPUID::clear_cpuid_bit(Botan::CPUID::CPUID_AESNI_BIT);
-      Botan::CPUID::clear_cpuid_bit(Botan::CPUID::CPUID_CLMUL_BIT);
+      for (auto bit : kNoAesniClearedBits) Botan::CPUID::clear_cpuid_bit(bit);
     } else if (variant != "default") {
       throw Unsupported("botan has no variant '" + variant + "'");
     }
@@ -936,13 +1098,16 @@ class BotanProvider : public Provider {
       out[key] = object ? object->provider() : "unavailable";
     };
     note("aes", Botan::BlockCipher::create("AES-256"));
-    note("gcm_ghash", Botan::Cipher_Mode::create("AES-256/GCM", Botan::ENCRYPTION));
+    note("gcm_ghash", Botan::Cipher_Mode::create("AES-256/GCM", kEncryption));
     note("chacha20", Botan::StreamCipher::create("ChaCha(20)"));
     note("sha1", Botan::HashFunction::create("SHA-1"));
     note("sha256", Botan::HashFunction::create("SHA-256"));
     note("sha512", Botan::HashFunction::create("SHA-512"));
     note("sha3", Botan::HashFunction::create("SHA-3(256)"));
     out["mlock_pool"] = mlock_pool_state();
+#ifdef CB_BUILD_RECORD
+    out["build"] = CB_BUILD_RECORD;  // a versioned provider: its crate, flags and build time
+#endif
     if (rng_) out["pk_rng"] = rng_->name();  // what signing, OAEP, blinding and keygen draw from
     return out;
   }
@@ -969,26 +1134,20 @@ class BotanProvider : public Provider {
           k = std::make_unique<Botan::ECDSA_PrivateKey>(rng, group);
         else
           k = std::make_unique<Botan::ECDH_PrivateKey>(rng, group);
-        const Botan::PointGFp& q = k->public_point();
-        return {{"d", padded(k->private_value(), len)},
-                {"x", padded(q.get_affine_x(), len)},
-                {"y", padded(q.get_affine_y(), len)}};
+        KeyParts out = ec_public_parts(*k, len);
+        out["d"] = padded(k->private_value(), len);
+        return out;
       }
       if (type == "ed25519") {
+        // RFC 8032's private key is the 32-byte seed.
         const Botan::Ed25519_PrivateKey k(rng);
-        // get_private_key() is seed || public key; RFC 8032's private key is the 32-byte seed.
-        const auto& priv = k.get_private_key();
-        return {{"priv", Bytes(priv.begin(), priv.begin() + 32)}, {"pub", k.get_public_key()}};
+        return {{"priv", ed25519_seed(k)}, {"pub", ed25519_public(k)}};
       }
-      if (type == "x25519") {
-        const Botan::Curve25519_PrivateKey k(rng);
-        const auto& priv = k.get_x();
-        return {{"priv", Bytes(priv.begin(), priv.end())}, {"pub", k.public_value()}};
-      }
+      if (type == "x25519") return x25519_parts(X25519PrivateKey(rng));
       if (starts_with(type, "ffdhe")) {
         const Botan::DL_Group& group = groups_->dl(type);
         const Botan::DH_PrivateKey k(rng, group);
-        return {{"x", minimal(k.get_x())}, {"y", padded(k.get_y(), group.p_bytes())}};
+        return {{"x", minimal(dh_x(k))}, {"y", padded(dh_y(k), group.p_bytes())}};
       }
     } catch (const Botan::Exception& e) {
       throw Error("botan " + algorithm + " key generation: " + e.what());
@@ -1044,6 +1203,6 @@ class BotanProvider : public Provider {
 
 }  // namespace
 
-CB_REGISTER_PROVIDER("botan", BotanProvider);
+CB_REGISTER_PROVIDER(CB_PROVIDER_NAME, BotanProvider);
 
 }  // namespace cb
