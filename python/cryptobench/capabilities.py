@@ -107,6 +107,8 @@ class Provider:
     # What a variant that runs another runtime offers (runner.discovery lists it on its own: the
     # JVM's jdk25); a variant absent here (one that only sets `env`) offers what `variant` does.
     variant_algorithms: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # algorithm -> the runner's reason it is not offered (the `list`'s not_offered), where given
+    not_offered: dict[str, str] = field(default_factory=dict)
 
     def offered(self, variant: str | None = None) -> dict[str, tuple[str, ...]]:
         """algorithm -> operations, in one variant (default: the listing process's)."""
@@ -114,6 +116,16 @@ class Provider:
 
     def offers(self, algorithm: str, operation: str, variant: str | None = None) -> bool:
         return operation in self.offered(variant).get(algorithm, ())
+
+    def why_not(self, algorithm: str, operation: str) -> str:
+        """Why this provider does not offer an operation: the runner's own reason where its
+        `list` gives one, else that its listing (of this version) does not name it."""
+        reason = self.not_offered.get(algorithm)
+        if reason:
+            return reason
+        if algorithm in self.algorithms:
+            return f"{self.name} ({self.version}) offers {algorithm} without {operation}"
+        return f"{self.name} ({self.version}) does not list {algorithm}"
 
     def variant_for(self, algorithm: str, operation: str) -> str | None:
         """The listing's variant when it offers the operation, else the first other variant
@@ -183,6 +195,7 @@ class Capabilities:
                     ),
                     algorithms={a["name"]: tuple(a["operations"]) for a in p["algorithms"]},
                     code_path=dict(p.get("code_path", {})),
+                    not_offered={str(k): str(v) for k, v in p.get("not_offered", {}).items()},
                 )
                 for p in msg["providers"]
             }

@@ -263,6 +263,9 @@ class Plan:
     timeout_s: float
     skipped: dict[str, int] = field(default_factory=dict)  # reason class -> count
     description: str = ""
+    # What the chosen providers do not offer of the chosen algorithms, each with its reason:
+    # [{"provider", "algorithm", "operation", "reason"}], one per combination (not per size).
+    not_offered: list[dict[str, str]] = field(default_factory=list)
     # Seed of the order in which case keys are measured (runner.Measurement), new for every run
     # and stored in its settings, so a run's order can be told and repeated.
     order_seed: int = field(default_factory=lambda: secrets.randbelow(1 << 31))
@@ -273,6 +276,7 @@ class Plan:
             "description": self.description,
             "timeout_s": self.timeout_s,
             "skipped": self.skipped,
+            "not_offered": self.not_offered,
             "order_seed": self.order_seed,
         }
 
@@ -468,6 +472,7 @@ def expand(suite: Suite, caps: Capabilities) -> Plan:
     """Every case of every block, supported ones only, duplicates removed, in a stable order."""
     cases: dict[tuple, CaseSpec] = {}
     skipped: dict[str, int] = {}
+    not_offered: dict[tuple[str, str, str], str] = {}
     for i, block in enumerate(suite.blocks):
         where = f"{suite.name}: matrix[{i}]"
         targets = resolve_providers(block["providers"], caps)
@@ -500,12 +505,22 @@ def expand(suite: Suite, caps: Capabilities) -> Plan:
                                 alg_name, op, variant
                             ):
                                 skipped["unsupported"] = skipped.get("unsupported", 0) + 1
+                                not_offered.setdefault(
+                                    (provider, alg_name, op),
+                                    caps.providers[provider].why_not(alg_name, op),
+                                )
                                 continue
                             case = CaseSpec(
                                 provider, variant, op, alg_name, size, **settings, cost=cost
                             )
                             cases.setdefault(case.key(), case)
-    return Plan(suite.name, list(cases.values()), suite.timeout_s, skipped, suite.description)
+    refused = [
+        {"provider": p, "algorithm": a, "operation": o, "reason": why}
+        for (p, a, o), why in not_offered.items()
+    ]
+    return Plan(
+        suite.name, list(cases.values()), suite.timeout_s, skipped, suite.description, refused
+    )
 
 
 # A target without a variant (`NAME`, `all`, `runner:R`): per algorithm and operation, the

@@ -54,7 +54,28 @@ def plan_text(the_plan: plan.Plan) -> str:
     return (
         f"suite {the_plan.suite}: {the_plan.description}\n\n{table}\n\n"
         f"{len(the_plan.cases)} cases, {samples} samples; skipped: {skipped}"
-    )
+    ) + (f"\n{not_offered_text(the_plan)}" if the_plan.not_offered else "")
+
+
+def not_offered_text(the_plan: plan.Plan) -> str:
+    """What the chosen providers do not offer of the chosen algorithms, one line per provider
+    and reason: the runner's own reason where it gives one, else that the provider's listing
+    does not name them ("" when every combination is offered)."""
+    if not the_plan.not_offered:
+        return ""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for n in the_plan.not_offered:
+        generic = n["reason"].endswith(f"does not list {n['algorithm']}")
+        reason = n["reason"].rsplit(" ", 1)[0] if generic else n["reason"]
+        reason = reason.removeprefix(f"{n['provider']} does not offer {n['algorithm']}: ")
+        grouped.setdefault((n["provider"], reason), []).append(f"{n['algorithm']} {n['operation']}")
+    lines = [f"not offered ({len(the_plan.not_offered)} provider x algorithm x operation):"]
+    for (provider, reason), what in sorted(grouped.items()):
+        if reason.endswith("does not list"):
+            lines.append(f"  {reason}: {', '.join(what)}")
+        else:
+            lines.append(f"  {provider}: {', '.join(what)}: {reason}")
+    return "\n".join(lines)
 
 
 def answer_text(results: analysis.RunResults) -> str:

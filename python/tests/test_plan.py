@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from cryptobench import plan, runner
+from cryptobench import plan, runner, terminal
 from cryptobench.errors import UserError
 
 
@@ -413,3 +413,25 @@ def test_samples_on_the_command_line_means_exactly_that_many():
     )
     b = plan.apply_overrides(s, plan.Overrides(samples=4)).blocks[0]
     assert (b["samples"], b["min_samples"], b["max_samples"]) == (4, 0, 0)
+
+
+def test_what_is_not_offered_is_kept_with_the_runners_reason(native_runner):
+    # A run says which combinations it leaves out and why, not only how many: the runner's own
+    # reason where its `list` gives one (Botan 2 has no TLS 1.3), else that the provider's
+    # listing does not name the algorithm (libsodium has no AES-128-GCM); one entry per
+    # combination, not per size, and stored with the run's settings.
+    caps = runner.list_capabilities(native_runner)
+    text = (
+        'providers = ["botan", "sodium"]\n'
+        'algorithms = ["aes-128-gcm", "tls13-x25519-ecdsa-p256"]\nsizes = [16, 64]'
+    )
+    p = plan.expand(suite(text), caps)
+    why = {(n["provider"], n["algorithm"], n["operation"]): n["reason"] for n in p.not_offered}
+    assert "TLS 1.3" in why[("botan", "tls13-x25519-ecdsa-p256", "handshake")]
+    assert why[("sodium", "aes-128-gcm", "decrypt")].endswith("does not list aes-128-gcm")
+    assert ("botan", "aes-128-gcm", "encrypt") not in why  # offered: measured, not refused
+    assert len(p.not_offered) == len(why) == 4  # sizes 16 and 64: still one entry each
+    assert p.settings()["not_offered"] == p.not_offered
+    shown = terminal.not_offered_text(p)
+    assert "botan: tls13-x25519-ecdsa-p256 handshake: Botan 2 has no TLS 1.3" in shown
+    assert "does not list: aes-128-gcm encrypt" in shown

@@ -101,6 +101,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     run_id = lifecycle.create_core_run(db, the_plan, exe, caps, args.argv, args.note)
     note = f", {skipped} unsupported combinations skipped" if skipped else ""
     say(f"run {run_id}: {len(the_plan.cases)} cases from suite {the_plan.suite}{note}")
+    if the_plan.not_offered:
+        say(terminal.not_offered_text(the_plan))
     return _measure(db, run_id, exe, the_plan.timeout_s, args, runner_args, caps)
 
 
