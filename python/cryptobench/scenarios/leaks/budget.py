@@ -19,10 +19,21 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:  # measure.py calls this module
-    from cryptobench.scenarios.leaks.measure import Cell
+
+class Cell(Protocol):
+    """What the budget reads and writes of a measured cell (measure.Cell, which calls this
+    module: named structurally, so the two modules do not import each other)."""
+
+    problem: str
+    measuring_s: float
+    stopped: str
+    share_s: float
+
+    @property
+    def rounds_taken(self) -> int: ...
+
 
 # The first chunk of a cell under a budget: a tenth of the usual chunk, which tells the cell's
 # cost per round before it commits to a whole chunk (an RSA chunk of libgcrypt's is ~25 s).
