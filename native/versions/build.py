@@ -73,6 +73,22 @@ def write_record(record: Path, fields: dict) -> None:
     partial.replace(record)
 
 
+def record_build(record: Path, name: str, fields: dict, done: dict, seconds: float | None = None):
+    """Writes a finished build's build.json: `fields` (provider-specific: library, version,
+    crate, flags, adapter, libraries, …) with what every record carries (compiler, time, load,
+    date), the time summed from `done`'s finished steps unless given, and logs it."""
+    if seconds is None:
+        seconds = sum(v for k, v in done.items() if "(interrupted)" not in k)
+    common = {"compiler": compiler_id(), "seconds": round(seconds, 1)}
+    if done:
+        common["steps"] = done
+    common["load"] = os.getloadavg()[0]
+    common["built"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    write_record(record, {"provider": name, **fields, **common})
+    steps = f" ({', '.join(f'{k} {v} s' for k, v in done.items())})" if done else ""
+    log(f"{name}: built in {seconds:.0f} s{steps}")
+
+
 def compiler_id() -> str:
     out = subprocess.run(["cc", "--version"], capture_output=True, text=True, check=False)
     return out.stdout.splitlines()[0] if out.stdout else "cc"
@@ -235,26 +251,20 @@ def build_openssl(name: str, jobs: int) -> Path:
     step(home, done, "make", ["make", f"-j{jobs}", "libcrypto.a", "libssl.a"], build)
     install_openssl(src, build, prefix)
     shutil.rmtree(build)
-    seconds = sum(v for k, v in done.items() if "(interrupted)" not in k)
-    write_record(
+    record_build(
         record,
+        name,
         {
-            "provider": name,
             "library": "openssl",
             "version": version,
             "crate": f"{crate} {crate_version}",
             "flags": OPENSSL_FLAGS,
             "adapter": entry["adapter"],
             "libraries": OPENSSL_LIBRARIES,
-            "compiler": compiler_id(),
             "jobs": jobs,
-            "seconds": round(seconds, 1),
-            "steps": done,
-            "load": os.getloadavg()[0],
-            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },
+        done,
     )
-    log(f"{name}: built in {seconds:.0f} s ({', '.join(f'{k} {v} s' for k, v in done.items())})")
     return home
 
 
@@ -304,24 +314,21 @@ def build_liboqs(name: str, jobs: int) -> Path:
     for tool in ("speed_kem", "speed_sig"):
         shutil.copy2(build / "tests" / tool, prefix / "bin" / tool)
     shutil.rmtree(build)
-    write_record(
+    record_build(
         record,
+        name,
         {
-            "provider": name,
             "library": "liboqs",
             "version": version,
             "crate": f"{crate} {crate_version}",
             "flags": LIBOQS_FLAGS,
             "adapter": entry["adapter"],
             "libraries": ["prefix/lib/liboqs.a"],
-            "compiler": compiler_id(),
             "jobs": jobs,
-            "seconds": round(seconds, 1),
-            "load": os.getloadavg()[0],
-            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },
+        {},
+        seconds,
     )
-    log(f"{name}: built in {seconds:.0f} s")
     return home
 
 
@@ -407,26 +414,20 @@ def build_ssl_library(name: str, jobs: int) -> Path:
         step(home, done, f"lib{target}", cmd, build)
     install_ssl_library(src, build, prefix)
     shutil.rmtree(build)
-    seconds = sum(v for k, v in done.items() if "(interrupted)" not in k)
-    write_record(
+    record_build(
         record,
+        name,
         {
-            "provider": name,
             "library": library,
             "version": entry["version"],
             "crate": f"{crate} {crate_version}",
             "flags": flags,
             "adapter": entry["adapter"],
             "libraries": OPENSSL_LIBRARIES,
-            "compiler": compiler_id(),
             "jobs": jobs,
-            "seconds": round(seconds, 1),
-            "steps": done,
-            "load": os.getloadavg()[0],
-            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },
+        done,
     )
-    log(f"{name}: built in {seconds:.0f} s ({', '.join(f'{k} {v} s' for k, v in done.items())})")
     return home
 
 
@@ -536,11 +537,10 @@ def build_botan(name: str, jobs: int) -> Path:
     step(home, done, "make", ["make", "-f", str(tree / "Makefile"), f"-j{jobs}", "libs"], tree)
     install_botan(tree, prefix)
     shutil.rmtree(tree)
-    seconds = sum(v for k, v in done.items() if "(interrupted)" not in k)
-    write_record(
+    record_build(
         record,
+        name,
         {
-            "provider": name,
             "library": "botan",
             "version": version,
             "crate": f"{crate} {crate_version}",
@@ -548,15 +548,10 @@ def build_botan(name: str, jobs: int) -> Path:
             "adapter": entry["adapter"],
             "libraries": ["prefix/lib/libbotan-3.a"],
             "cxx_standard": BOTAN_CXX_STANDARD,
-            "compiler": compiler_id(),
             "jobs": jobs,
-            "seconds": round(seconds, 1),
-            "steps": done,
-            "load": os.getloadavg()[0],
-            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },
+        done,
     )
-    log(f"{name}: built in {seconds:.0f} s ({', '.join(f'{k} {v} s' for k, v in done.items())})")
     return home
 
 
