@@ -7,6 +7,7 @@
 #   make versions VERSIONS=openssl@3.5
 #   make versions VERSIONS=aws-lc       AWS-LC (CMake; not in the default list)
 #   make versions VERSIONS=boringssl    BoringSSL (CMake; not in the default list)
+#   make versions VERSIONS=botan@3      Botan 3.13 (configure.py, minimized; not in the default list)
 VERSIONS ?= openssl@1.1.1 openssl@3.5 openssl@4.0
 
 .PHONY: versions versions-list
