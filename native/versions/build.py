@@ -157,6 +157,16 @@ def timed_steps(home: Path) -> dict:
         return {}
 
 
+def resume_or_start(home: Path, workdir: Path) -> dict:
+    """The steps an interrupted build already finished (timed_steps), or, when it never got past
+    configure, a clean home with an empty work directory: there is nothing to resume."""
+    done = timed_steps(home)
+    if "configure" not in done:
+        shutil.rmtree(home, ignore_errors=True)
+        workdir.mkdir(parents=True)
+    return done
+
+
 def step(home: Path, done: dict, name: str, cmd: list[str], cwd: Path) -> None:
     if name in done:
         return
@@ -241,10 +251,7 @@ def build_openssl(name: str, jobs: int) -> Path:
         return home
     src = crate_source(crate, crate_version) / entry["subdir"]
     build, prefix = home / "build", home / "prefix"
-    done = timed_steps(home)
-    if "configure" not in done:  # nothing to resume
-        shutil.rmtree(home, ignore_errors=True)
-        build.mkdir(parents=True)
+    done = resume_or_start(home, build)
     log(f"{name}: building OpenSSL {version} in {home} (log: {home / 'build.log'})")
     step(home, done, "configure", configure_openssl(src, prefix), build)
     step(home, done, "generate", ["make", "build_generated"], build)
@@ -403,10 +410,7 @@ def build_ssl_library(name: str, jobs: int) -> Path:
         return home
     src = crate_source(crate, crate_version) / entry["subdir"]
     build, prefix = home / "build", home / "prefix"
-    done = timed_steps(home)
-    if "configure" not in done:  # nothing to resume
-        shutil.rmtree(home, ignore_errors=True)
-        build.mkdir(parents=True)
+    done = resume_or_start(home, build)
     log(f"{name}: building {library} {entry['version']} in {home} (log: {home / 'build.log'})")
     step(home, done, "configure", configure_cmake(src, build, flags), build)
     for target in ("crypto", "ssl"):
@@ -527,10 +531,7 @@ def build_botan(name: str, jobs: int) -> Path:
         return home
     src = botan_source(entry)
     tree, prefix = home / "build", home / "prefix"
-    done = timed_steps(home)
-    if "configure" not in done:  # nothing to resume
-        shutil.rmtree(home, ignore_errors=True)
-        tree.mkdir(parents=True)
+    done = resume_or_start(home, tree)
     log(f"{name}: building Botan {version} in {home} (log: {home / 'build.log'})")
     configure = ["python3", str(src / "configure.py"), f"--with-build-dir={tree}", *BOTAN_FLAGS]
     step(home, done, "configure", configure, tree)
