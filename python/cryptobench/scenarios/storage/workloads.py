@@ -9,6 +9,7 @@ import os
 import resource
 import subprocess
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -145,7 +146,10 @@ def tarball(cache: Path) -> tuple[Path, str, int]:
     path = cache / "metadata-tree.tar"
     if not path.exists():
         cache.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        # a temporary name of its own: two runs (or two test workers) may build it at once
+        fd, tmp_name = tempfile.mkstemp(dir=cache, suffix=".tmp")
+        os.close(fd)
+        tmp = Path(tmp_name)
         with tarfile.open(tmp, "w") as tar:
             count = 0
             for root, _dirs, files in os.walk("/usr/share/doc"):
