@@ -4,7 +4,7 @@ run in the store, mark it running, turn SIGTERM into the same orderly stop as Ct
 
 import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -196,10 +196,12 @@ def scenario_run(
 # ---- CPU pinning -----------------------------------------------------------------------------
 
 
-def _pinned_runner_cpus() -> set[int]:
-    """CPUs that runner processes of other cryptobench runs are pinned to right now."""
+def _pinned_runner_cpus(pids: Iterable[int] | None = None) -> set[int]:
+    """CPUs that runner processes of other cryptobench runs are pinned to right now (among
+    `pids`; by default every process)."""
     busy: set[int] = set()
-    for entry in Path("/proc").iterdir():
+    entries = Path("/proc").iterdir() if pids is None else (Path(f"/proc/{p}") for p in pids)
+    for entry in entries:
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:

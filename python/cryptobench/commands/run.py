@@ -96,9 +96,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(terminal.plan_text(the_plan))
         return 0
-    runner_args = _pinning(args)
+    # a bad --cpu is refused before the run is made; the note on a CPU another run holds once
+    # it is made, so that a refusal (a store that cannot be opened) stays its one line
+    runner_args, pin_note = lifecycle.runner_pinning(args.cpu, args.no_pin)
     db = store.Store.open(args.db)
     run_id = lifecycle.create_core_run(db, the_plan, exe, caps, args.argv, args.note)
+    if pin_note:
+        say(pin_note)
     note = f", {skipped} unsupported combinations skipped" if skipped else ""
     say(f"run {run_id}: {len(the_plan.cases)} cases from suite {the_plan.suite}{note}")
     if the_plan.not_offered:
@@ -121,12 +125,16 @@ def _resume(args: argparse.Namespace) -> int:
             "--resume continues the run's own plan: drop --suite, -p, -a, --operations, -s, "
             "--samples, --note and --dry-run"
         )
-    runner_args = _pinning(args)
+    # a bad --cpu is refused first; the note on a CPU taken by another run only once this run is
+    # ours to resume, so that a refusal (no such run, already complete) stays its one line
+    runner_args, pin_note = lifecycle.runner_pinning(args.cpu, args.no_pin)
     db = store.Store.open(args.db, create=False)
     run_id = db.resolve_run(args.resume)
     exe = runner.find_runner()
     caps = runner.discover()
     info = lifecycle.claim_for_resume(db, run_id, caps)
+    if pin_note:
+        say(pin_note)
     timeout = args.timeout or info.settings.get("timeout_s", plan.DEFAULT_TIMEOUT_S)
     try:
         timeout = plan.check_timeout(timeout, "the stored timeout")
@@ -134,13 +142,6 @@ def _resume(args: argparse.Namespace) -> int:
         timeout = plan.DEFAULT_TIMEOUT_S
     say(f"run {run_id}: resuming, {len(db.pending_cases(run_id))} cases to measure")
     return _measure(db, run_id, exe, timeout, args, runner_args, caps)
-
-
-def _pinning(args: argparse.Namespace) -> list[str]:
-    runner_args, warning = lifecycle.runner_pinning(args.cpu, args.no_pin)
-    if warning:
-        say(warning)
-    return runner_args
 
 
 def _measure(

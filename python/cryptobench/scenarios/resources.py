@@ -57,6 +57,18 @@ def _run(argv: Sequence[str]) -> None:
                    check=False)  # fmt: skip
 
 
+def _loops_on(backing: str | None) -> list[str]:
+    """The loop devices whose backing file is `backing`."""
+    if not backing:
+        return []
+    try:
+        out = subprocess.run(["losetup", "-n", "-O", "NAME", "-j", backing], text=True,
+                             capture_output=True, timeout=10, check=False).stdout  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return out.split()
+
+
 def _mounted(path: str) -> bool:
     target = os.path.realpath(path)
     with open("/proc/self/mounts") as f:
@@ -104,7 +116,11 @@ def undo(entry: dict[str, Any]) -> None:
                 continue
             _run(argv)
     elif kind == "loop":
-        device, backing = entry["device"], entry.get("backing")
+        device, backing = entry.get("device"), entry.get("backing")
+        if device is None:  # attached by `losetup -f --show`: every device on its backing file
+            for name in _loops_on(backing):
+                _run(["losetup", "-d", name])
+            return
         try:
             out = subprocess.run(["losetup", "-n", "-O", "BACK-FILE", device], text=True,
                                  capture_output=True, timeout=10, check=False).stdout  # fmt: skip

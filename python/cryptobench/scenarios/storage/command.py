@@ -145,11 +145,13 @@ def make_base(ledger, work: Path, backing: str, size: int) -> Path:
             str(image),
         ]
     )
-    device = _run(["losetup", "-f"])
-    ledger.add("loop", device=device, backing=str(image))
+    # Found by its backing file when released: `losetup -f --show` picks a free device and
+    # attaches it in one call (a `losetup -f` first and an attach after could lose the device to
+    # another run in between).
+    ledger.add("loop", device=None, backing=str(image))
     # Direct I/O: the image file's own page cache (charged to the loop worker, outside any limit
     # and never dropped between bonnie's phases) must not stand in for the disk.
-    _run(["losetup", "--direct-io=on", device, str(image)])
+    device = _run(["losetup", "-f", "--show", "--direct-io=on", str(image)])
     ledger.add("mount", path=str(base))
     _run(["mount", device, str(base)])
     return base

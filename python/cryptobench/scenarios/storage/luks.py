@@ -120,11 +120,13 @@ class LuksNbd(System):
                 server_log = log.read_text(errors="replace")
                 reason = [line for line in server_log.splitlines() if "passphrase" in line]
                 raise MountFailed(reason[-1] if reason else server_log[-300:]) from None
-            device = _run(["losetup", "-f"], "losetup -f")
-            made.append(ledger.add("loop", device=device, backing=str(fusedir / "nbd")))
+            # Found by its backing file when released; picked and attached in one call.
+            made.append(ledger.add("loop", device=None, backing=str(fusedir / "nbd")))
             # Direct I/O, as for the run's own image: the decrypted device's page cache (the
             # nbdfuse file's, charged to the loop worker) must not serve reads in place of nbdkit.
-            _run(["losetup", "--direct-io=on", device, str(fusedir / "nbd")], "losetup")
+            device = _run(
+                ["losetup", "-f", "--show", "--direct-io=on", str(fusedir / "nbd")], "losetup"
+            )
             if self._fresh:
                 _run(["mkfs.ext4", "-q", "-F", device], "mkfs.ext4")
                 self._fresh = False

@@ -150,6 +150,7 @@ def tarball(cache: Path) -> tuple[Path, str, int]:
         fd, tmp_name = tempfile.mkstemp(dir=cache, suffix=".tmp")
         os.close(fd)
         tmp = Path(tmp_name)
+        tmp.chmod(0o644)  # as a file written in place would be
         with tarfile.open(tmp, "w") as tar:
             count = 0
             for root, _dirs, files in os.walk("/usr/share/doc"):
