@@ -139,3 +139,26 @@ def test_a_mac_leaks_run_compares_the_tags_and_shows_beside_the_mac_case(tmp_pat
         r'<td class="n">2000</td>',
         section.group(1),
     ), section.group(1) if section else "no section"
+
+
+def test_the_leaky_test_provider_is_found_by_the_mac_test_and_its_a_a_control_is_not(
+    tmp_path, native_runner
+):
+    """The MAC test's positive control: `fault/leaky` compares an HMAC tag byte by byte and
+    stops at the first difference (native/src/testing/fault_provider.cpp), so a tag wrong in its
+    first byte is refused sooner than one wrong in its last."""
+    out = tmp_path / "leaks.json"
+    done = run_cli(
+        "leaks", "-p", "fault/leaky", "-a", "hmac-sha256", "--rounds", "20000",
+        "--db", str(tmp_path / "r.db"), "--json-out", str(out),
+        env={"CRYPTOBENCH_TEST_PROVIDERS": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    verdicts = {
+        f["key"]["classes"]: f["extra"]["verdict"]
+        for f in json.loads(out.read_text())["figures"]
+        if f["metric"] == "median difference"
+    }
+    assert verdicts["tag-first vs tag-last"] == "leak"
+    assert verdicts["tag-first vs tag-first'"] != "leak"
+    assert "A/A control: 0 of 1 called leaky" in done.stdout

@@ -15,8 +15,11 @@
 //             here: the positive control of `cryptobench leaks` (a tag wrong in its first byte is
 //             refused sooner than one wrong in its last byte). The work per byte makes the
 //             difference large enough to be found in seconds on a shared machine; a real
-//             early-exit memcmp differs by about a cycle per byte.
-// It also offers x25519 (key generation is counted: keygen_calls()), and records the buffers of
+//             early-exit memcmp differs by about a cycle per byte. Its HMAC-SHA256 verification
+//             (the `leak` request's MAC `verify`) compares the tag the same way: the positive
+//             control of the MAC test.
+// It also offers hmac-sha256 (delegated; verified by the real provider except when leaky) and
+// x25519 (key generation is counted: keygen_calls()), and records the buffers of
 // the last run() (last_buffers()) so tests can see the layout the engine chose.
 #include "fault_provider.hpp"
 
@@ -27,6 +30,7 @@
 #include <thread>
 
 #include "cryptobench/gate.hpp"
+#include "cryptobench/mac_verify.hpp"
 #include "cryptobench/provider.hpp"
 
 namespace cb {
@@ -96,6 +100,17 @@ class LeakyTagOp : public Operation {
   Bytes plain_, again_;
 };
 
+// The same byte-by-byte comparison, stopping at the first difference, for a MAC tag: the
+// expected tag is the real provider's (MacCompareOp computes it).
+bool leaky_equal(const uint8_t* a, const uint8_t* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+    for (volatile int spin = 0; spin < 40; spin = spin + 1) {
+    }
+  }
+  return true;
+}
+
 class FaultProvider : public Provider {
  public:
   std::string name() const override { return "fault"; }
@@ -107,11 +122,14 @@ class FaultProvider : public Provider {
             {"hang", "never returns from the 200th operation", {}},
             {"drift", "flips one output byte from the 200th operation on", {}},
             {"overflow", "writes past its output from the 200th operation on", {}},
-            {"leaky", "AES-GCM decryption compares the tag byte by byte, stopping early", {}}};
+            {"leaky",
+             "AES-GCM decryption and HMAC verification compare the tag byte by byte, stopping "
+             "early",
+             {}}};
   }
   void init(const std::string& variant) override { variant_ = variant; }
   std::vector<std::string> algorithms() const override {
-    return {"sha256", "aes-256-gcm", "x25519"};
+    return {"sha256", "aes-256-gcm", "hmac-sha256", "x25519"};
   }
   KeyParts generate_key(const std::string& algorithm) override {
     ++testing::g_keygen_calls;
@@ -123,6 +141,13 @@ class FaultProvider : public Provider {
       return std::make_unique<LeakyTagOp>(
           real(algorithm).prepare(algorithm, OpKind::Encrypt, params));
     return std::make_unique<FaultOp>(real(algorithm).prepare(algorithm, op, params), variant_);
+  }
+  std::unique_ptr<Operation> prepare_mac_verify(const std::string& algorithm,
+                                                const Params& params) override {
+    if (variant_ != "leaky") return real(algorithm).prepare_mac_verify(algorithm, params);
+    return std::make_unique<MacCompareOp>(real(algorithm).prepare(algorithm, OpKind::Mac, params),
+                                          checked_algorithm(algorithm, OpKind::Mac).output_len,
+                                          leaky_equal);
   }
   std::map<std::string, std::string> code_path() const override { return {{"variant", variant_}}; }
 
