@@ -487,6 +487,34 @@ def test_unsupported_pairs_and_bad_requests(r):
     assert junk["type"] == "error" and "not valid JSON" in junk["message"]
 
 
+def _bad_counts_are_refused(served: Served, case: dict) -> None:
+    """A `sample` whose count is no integer from 1 to 100,000 gets an `error` naming `count` (the
+    native and Python runners as `request.count`), and the case stays open: the next good
+    request is answered with its samples."""
+    opened = served.open(case)
+    assert opened["status"] == "ok", opened
+    for bad in (0, 100_001, "3", 2.5, True, -1):
+        reply = served.send({"cmd": "sample", "id": case["id"], "count": bad})
+        assert reply["type"] == "error" and "count: must be" in reply["message"], (
+            bad,
+            reply,
+        )
+    reply = served.send({"cmd": "sample", "id": case["id"], "count": 2})
+    assert reply["type"] == "samples" and len(reply["samples"]) == 2, reply
+    assert served.send({"cmd": "close", "id": case["id"]})["type"] == "result"
+
+
+@pytest.mark.parametrize("r", per_runner())
+def test_a_sample_count_out_of_bounds_is_an_error_and_the_case_stays_open(r):
+    with Served(runner_exe(r.exe)) as served:
+        _bad_counts_are_refused(served, tiny_case(r.providers[0], "sha256", "hash", 64))
+
+
+def test_the_native_runner_bounds_a_sample_count_alike(native_runner):
+    with Served(native_runner) as served:
+        _bad_counts_are_refused(served, tiny_case("openssl", "sha256", "hash", 64))
+
+
 @pytest.mark.parametrize("r", per_runner())
 def test_a_bad_command_line_is_one_line_and_status_2(r):
     done = run(runner_exe(r.exe), "serve", "--cpu", "many")

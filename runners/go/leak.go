@@ -15,16 +15,6 @@ import (
 
 const leakWarmupRounds = 16
 
-func leakCount(req map[string]any, name string, fallback, least, most int) (int, error) {
-	v, given := req[name]
-	if n, ok := intOf(v); ok && n >= least && n <= most {
-		return n, nil
-	} else if !given {
-		return fallback, nil
-	}
-	return 0, specErr("%s: must be an integer from %d to %d", name, least, most)
-}
-
 // macVerifyCase: MAC verification is no catalogue operation (a `mac` case computes a tag): asked
 // for as a MAC algorithm's `verify`, it is resolved as the `mac` it verifies (as leak.cpp does).
 func macVerifyCase(raw any) (any, bool) {
@@ -67,9 +57,9 @@ func leakRequest(req map[string]any) (msg, error) {
 		}
 		longest = max(longest, len(classes[i]))
 	}
-	rounds, err1 := leakCount(req, "rounds", 1000, 1, 1_000_000)
-	batch, err2 := leakCount(req, "batch", 1, 1, 100_000)
-	seed, err3 := leakCount(req, "seed", 1, 0, math.MaxInt)
+	rounds, err1 := countField(req, "rounds", 1000, 1, 1_000_000)
+	batch, err2 := countField(req, "batch", 1, 1, 100_000)
+	seed, err3 := countField(req, "seed", 1, 0, math.MaxInt)
 	params, err4 := parseParams(req["params"], "params")
 	if err := cmp.Or(err1, err2, err3, err4); err != nil {
 		return nil, err

@@ -216,9 +216,9 @@ func serveOne(cmd string, req map[string]any, open map[string]*OpenCase) (msg, e
 		delete(open, id)
 		return resultMessage(c), nil
 	}
-	count, given := intOf(req["count"])
-	if !given || count < 1 {
-		count = 1 // the coordinator asks for 1 or more
+	count, err := countField(req, "count", 1, 1, 100_000) // as every runner bounds it
+	if err != nil {
+		return nil, err
 	}
 	var batch []Sample
 	for k := 0; k < count && c.Status == statusOK; k++ {

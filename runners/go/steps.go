@@ -118,6 +118,18 @@ func intOf(v any) (int, bool) {
 	return int(x), err == nil
 }
 
+// countField: a request's integer field `name` from least to most, fallback when absent (the
+// `sample` count, the `leak` rounds and batch); anything else is an error naming the field.
+func countField(req map[string]any, name string, fallback, least, most int) (int, error) {
+	v, given := req[name]
+	if n, ok := intOf(v); ok && n >= least && n <= most {
+		return n, nil
+	} else if !given {
+		return fallback, nil
+	}
+	return 0, specErr("%s: must be an integer from %d to %d", name, least, most)
+}
+
 func hexOf(v any, where string) ([]byte, error) {
 	s, ok := v.(string)
 	b, err := hex.DecodeString(s)
