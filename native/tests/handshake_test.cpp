@@ -115,7 +115,8 @@ TEST(Handshake, TheSystemOpensslGnutlsAndWolfsslOfferBoth) {
 }
 
 // The hybrid post-quantum group X25519MLKEM768 arrived in OpenSSL 3.5: the OpenSSL family offers
-// its handshake from 3.5 on; older OpenSSLs, GnuTLS 3.7.9 and wolfSSL 5.5.4 do not, and say why.
+// its handshake from 3.5 on, and AWS-LC and BoringSSL (their ssl.h's SSL_GROUP_X25519_MLKEM768);
+// older OpenSSLs, GnuTLS 3.7.9 and wolfSSL 5.5.4 do not, and say why.
 TEST(Handshake, TheHybridGroupIsOfferedWhereTheLibraryHasIt) {
   const std::string hybrid = "tls13-x25519mlkem768-ecdsa-p256";
   const struct {
@@ -127,6 +128,8 @@ TEST(Handshake, TheHybridGroupIsOfferedWhereTheLibraryHasIt) {
       {"openssl@3.5", nullptr},
       {"openssl@3.6", nullptr},
       {"openssl@4.0", nullptr},
+      {"aws-lc", nullptr},
+      {"boringssl", nullptr},
       {"gnutls", "has no X25519MLKEM768 group"},
       {"wolfssl", "has no X25519MLKEM768 group"},
   };

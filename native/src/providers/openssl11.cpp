@@ -108,6 +108,16 @@ const char* lookup(const Name (&table)[N], const std::string& ours) {
   return nullptr;
 }
 
+// A digest by its name. BoringSSL has SHA3-256 and SHA3-512 (digest.h declares EVP_sha3_256 and
+// EVP_sha3_512) but its EVP_get_digestbyname does not know them: those by their functions.
+const EVP_MD* digest_named(const char* name) {
+#ifdef OPENSSL_IS_BORINGSSL
+  if (std::strcmp(name, "sha3-256") == 0) return EVP_sha3_256();
+  if (std::strcmp(name, "sha3-512") == 0) return EVP_sha3_512();
+#endif
+  return EVP_get_digestbyname(name);
+}
+
 class CipherOp : public Operation {
  public:
   CipherOp(const AlgorithmInfo& info, const EVP_CIPHER* cipher, OpKind op, const Params& p)
@@ -358,7 +368,7 @@ int ec_nid(const AlgorithmInfo& info) {
 bool signature_offered(const AlgorithmInfo& info) {
   if (info.kind != Kind::Signature) return false;
   if (info.family == "rsa-pkcs1" || info.family == "rsa-pss" || info.family == "ecdsa")
-    return EVP_get_digestbyname(info.digest.c_str()) != nullptr &&
+    return digest_named(info.digest.c_str()) != nullptr &&
            (info.family != "ecdsa" || ec_nid(info) != NID_undef);
   return info.name == "ed25519";
 }
@@ -452,7 +462,7 @@ class HashSignOp : public Operation {
       : sign_(op == OpKind::Sign),
         ecdsa_(info.family == "ecdsa"),
         width_((info.bits + 7) / 8),
-        md_(EVP_get_digestbyname(info.digest.c_str())),
+        md_(digest_named(info.digest.c_str())),
         mdctx_(EVP_MD_CTX_new()) {
     if (!md_) throw Unsupported(CB_PROVIDER_NAME " has no digest " + info.digest);
     if (!mdctx_) throw Error("EVP_MD_CTX_new failed");
@@ -587,7 +597,7 @@ class Openssl11Provider : public Provider {
     for (const auto& r : kCiphers)
       if (EVP_get_cipherbyname(r.evp)) out.push_back(r.ours);
     for (const auto& r : kDigests)
-      if (EVP_get_digestbyname(r.evp)) out.push_back(r.ours);
+      if (digest_named(r.evp)) out.push_back(r.ours);
     for (const auto& r : kMacs) out.push_back(r.ours);
     for (const auto& a : cb::algorithms())
       if (a.kind == Kind::Keyload || signature_offered(a)) out.push_back(a.name);
@@ -621,13 +631,13 @@ class Openssl11Provider : public Provider {
       return std::make_unique<CipherOp>(*info, cipher, op, params);
     }
     if (const char* name = lookup(kDigests, algorithm)) {
-      const EVP_MD* md = EVP_get_digestbyname(name);
+      const EVP_MD* md = digest_named(name);
       if (!md) throw Unsupported(std::string(CB_PROVIDER_NAME " has no digest ") + name);
       return std::make_unique<DigestOp>(md);
     }
     if (const char* inner = lookup(kMacs, algorithm)) {
       if (algorithm.rfind("hmac-", 0) == 0)
-        return std::make_unique<HmacOp>(EVP_get_digestbyname(inner), params);
+        return std::make_unique<HmacOp>(digest_named(inner), params);
       return std::make_unique<CmacOp>(EVP_get_cipherbyname(inner), params);
     }
     if (info->kind == Kind::Keyload)

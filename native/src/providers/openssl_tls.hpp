@@ -12,11 +12,13 @@
 #pragma once
 
 // The hybrid post-quantum group X25519MLKEM768 (draft-ietf-tls-ecdhe-mlkem, code point 0x11EC)
-// is OpenSSL's from 3.5 on (its TLS group list, providers/common/capabilities.c). BoringSSL and
-// AWS-LC, on this fragment through openssl11.cpp, name it differently and are not configured
-// for it here.
-#if !defined(OPENSSL_IS_BORINGSSL) && !defined(OPENSSL_IS_AWSLC) && \
-    OPENSSL_VERSION_NUMBER >= 0x30500000L
+// is OpenSSL's from 3.5 on (its TLS group list, providers/common/capabilities.c), and BoringSSL's
+// and AWS-LC's where their ssl.h defines SSL_GROUP_X25519_MLKEM768 (both on this fragment through
+// openssl11.cpp, under the same group-list name).
+#if (!defined(OPENSSL_IS_BORINGSSL) && !defined(OPENSSL_IS_AWSLC) && \
+     OPENSSL_VERSION_NUMBER >= 0x30500000L) ||                       \
+    ((defined(OPENSSL_IS_BORINGSSL) || defined(OPENSSL_IS_AWSLC)) && \
+     defined(SSL_GROUP_X25519_MLKEM768))
 #define CB_TLS_HYBRID_MLKEM 1
 #endif
 constexpr const char* kTlsHybridCase = "tls13-x25519mlkem768-ecdsa-p256";
@@ -48,7 +50,7 @@ inline const TlsCase* tls_case(const std::string& algorithm) {
 inline std::string tls_not_offered_reason(const std::string& algorithm) {
 #if !defined(CB_TLS_HYBRID_MLKEM) && (defined(OPENSSL_IS_BORINGSSL) || defined(OPENSSL_IS_AWSLC))
   if (algorithm == kTlsHybridCase)
-    return ": this adapter configures the X25519MLKEM768 group for OpenSSL >= 3.5 only";
+    return ": this " OPENSSL_VERSION_TEXT " defines no SSL_GROUP_X25519_MLKEM768";
 #elif !defined(CB_TLS_HYBRID_MLKEM)
   if (algorithm == kTlsHybridCase)
     return ": " OPENSSL_VERSION_TEXT " has no X25519MLKEM768 TLS group (it arrived in OpenSSL 3.5)";
@@ -200,8 +202,9 @@ class TlsHandshakeOp : public TlsHandshakeDriver {
   }
 
   std::string group() override {
-#ifdef OPENSSL_IS_BORINGSSL
-    // BoringSSL has no SSL_get_peer_tmp_key: it names the group the handshake used.
+#if defined(OPENSSL_IS_BORINGSSL) || defined(OPENSSL_IS_AWSLC)
+    // BoringSSL has no SSL_get_peer_tmp_key, and a KEM group leaves AWS-LC's client no peer key:
+    // both name the group the handshake used.
     const char* group_name = SSL_get_group_name(SSL_get_group_id(client_));
     return group_name ? group_name : "";
 #else
