@@ -84,15 +84,18 @@ def test_built_openssl_versions_shake_hands(native_runner):
 
 
 def test_an_openssl_with_the_hybrid_group_shakes_hands_with_it(native_runner):
-    """X25519MLKEM768 where the library has it (OpenSSL >= 3.5): gated like the others, and its
-    ClientHello carries the 1216-byte hybrid share where the other case's carries 32 bytes (less
-    OpenSSL's 8-byte ec_point_formats extension, which it sends only with an elliptic-curve group
-    to offer: 1176 bytes more)."""
+    """X25519MLKEM768 where the library has it (OpenSSL >= 3.5, AWS-LC, BoringSSL): gated like
+    the others, and its ClientHello carries the 1216-byte hybrid share where the other case's
+    carries 32 bytes (less OpenSSL's 8-byte ec_point_formats extension, which it sends only with
+    an elliptic-curve group to offer: 1176 bytes more)."""
     done = subprocess.run([str(native_runner), "list"], capture_output=True, text=True, check=True)
     providers = json.loads(done.stdout.splitlines()[0])["providers"]
     offering = [p["name"] for p in providers if any(a["name"] == HYBRID for a in p["algorithms"])]
     if not offering:
-        pytest.skip("no OpenSSL >= 3.5 built with libssl here (make versions, docs/versions.md)")
+        pytest.skip(
+            "no OpenSSL >= 3.5, AWS-LC or BoringSSL built with libssl here (make versions, "
+            "docs/versions.md)"
+        )
     for provider in offering:
         results = run_cases(native_runner, provider, [HYBRID, ECDSA])
         hybrid, classic = results[HYBRID], results[ECDSA]

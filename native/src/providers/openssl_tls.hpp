@@ -2,9 +2,9 @@
 // and a server SSL in one thread, each writing into a memory BIO the other reads, stepped by the
 // shared driver (cryptobench/tls_driver.hpp), so one run is one full handshake with no socket and
 // no other thread. The calls are the same in the 1.1.1 API (1.1.1, AWS-LC, BoringSSL) and in
-// OpenSSL 3 but for two of BoringSSL's (its TLS 1.3 suites and the negotiated group, below, under
-// OPENSSL_IS_BORINGSSL), so, like openssl_keyload.hpp, this is a fragment of an adapter, not a
-// header of its own: openssl.cpp and openssl11.cpp include it inside their
+// OpenSSL 3 but for BoringSSL's TLS 1.3 suites (under OPENSSL_IS_BORINGSSL) and the negotiated
+// group's name (BoringSSL's and AWS-LC's call), so, like openssl_keyload.hpp, this is a fragment of
+// an adapter, not a header of its own: openssl.cpp and openssl11.cpp include it inside their
 // anonymous namespace, after their `last_error` and `check`, when they are built with libssl
 // (CB_HAS_LIBSSL: the system library, and a versioned build whose build.json lists libssl.a).
 // The including adapter includes <openssl/ssl.h>, <openssl/x509.h>, <openssl/objects.h> and
