@@ -7,4 +7,4 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
-require github.com/cloudflare/circl v1.6.5 // indirect
+require github.com/cloudflare/circl v1.6.5

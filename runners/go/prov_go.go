@@ -183,7 +183,7 @@ func aeadOp(aead cipher.AEAD, nonce, aad []byte, enc bool) Op {
 	return OpFunc(func(in, out []byte) ([]byte, error) {
 		pt, err := aead.Open(out[:0], nonce, in, aad)
 		if err != nil {
-			return nil, reject("%v", err)
+			return nil, refused(err)
 		}
 		return pt, nil
 	})
@@ -382,12 +382,12 @@ func goRSA(info *AlgorithmInfo, op string, p Params) (Op, error) {
 				// Deprecated in Go, kept for TLS 1.2's RSA key exchange; refuses with an error.
 				r, err = rsa.DecryptPKCS1v15(nil, priv, in)
 				if err != nil {
-					return nil, reject("%v", err)
+					return nil, refused(err)
 				}
 			default:
 				r, err = rsa.DecryptOAEP(sha256.New(), nil, priv, in, nil)
 				if err != nil {
-					return nil, reject("%v", err)
+					return nil, refused(err)
 				}
 			}
 			if err != nil {
@@ -418,12 +418,12 @@ func goRSA(info *AlgorithmInfo, op string, p Params) (Op, error) {
 		case "pkcs1":
 			d := sha256.Sum256(in)
 			if err := rsa.VerifyPKCS1v15(pub, crypto.SHA256, d[:], sig); err != nil {
-				return nil, reject("%v", err)
+				return nil, refused(err)
 			}
 		default:
 			d := sha256.Sum256(in)
 			if err := rsa.VerifyPSS(pub, crypto.SHA256, d[:], sig, pss); err != nil {
-				return nil, reject("%v", err)
+				return nil, refused(err)
 			}
 		}
 		return out[:0], nil

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"crypto/rsa"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -335,5 +337,26 @@ func TestKeyGenerationWarmsUpAndIsReWarmedPerVisit(t *testing.T) {
 	if c.rewarms != 1 || keys-before < 500 {
 		t.Errorf("a new visit: %d re-warms, %d keys (want 1 and about 0.75 ms of 1-us keys)",
 			c.rewarms, keys-before)
+	}
+}
+
+// A refused decryption returns one value made once per library error (no formatting inside a
+// timed call), with the library's message; past the bound, a fresh value each time.
+func TestARefusalIsMadeOncePerLibraryError(t *testing.T) {
+	a, b := refused(rsa.ErrDecryption), refused(rsa.ErrDecryption)
+	if a != b || a.Error() != rsa.ErrDecryption.Error() {
+		t.Fatalf("refused(ErrDecryption) gave %p %q and %p", a, a, b)
+	}
+	if _, ok := a.(*rejected); !ok {
+		t.Fatalf("refused gave %T, not a refusal", a)
+	}
+	for i := 0; i < 40; i++ {
+		refused(fmt.Errorf("new error %d", i))
+	}
+	if n := refusalCount.Load(); n > 16 {
+		t.Fatalf("%d errors kept, more than the bound", n)
+	}
+	if x := fmt.Errorf("one more"); refused(x) == refused(x) {
+		t.Fatal("an error past the bound was kept")
 	}
 }

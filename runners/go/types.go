@@ -6,6 +6,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"sync"
+	"sync/atomic"
 )
 
 // AlgorithmInfo is one catalogue entry, exactly the fields `cryptobench-native list` prints.
@@ -136,3 +138,27 @@ type rejected struct{ msg string }
 func (r *rejected) Error() string { return r.msg }
 
 func reject(format string, args ...any) error { return &rejected{fmt.Sprintf(format, args...)} }
+
+// refusals: one rejected value per error a library refuses with (crypto/rsa's ErrDecryption,
+// crypto/cipher's authentication failure: each a value made once), so that a refused decryption
+// costs no formatting or allocation inside a timed call, where a valid one costs none either.
+// A library that made a new error value per refusal would fill the map: past a few values, each
+// refusal is formatted as before.
+var (
+	refusals     sync.Map
+	refusalCount atomic.Int32
+)
+
+func refused(err error) error {
+	if r, ok := refusals.Load(err); ok {
+		return r.(error)
+	}
+	if refusalCount.Load() >= 16 {
+		return &rejected{err.Error()}
+	}
+	r, loaded := refusals.LoadOrStore(err, &rejected{err.Error()})
+	if !loaded {
+		refusalCount.Add(1)
+	}
+	return r.(error)
+}
