@@ -102,7 +102,7 @@ test-native:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-python:
-	$(VENV)/bin/pytest -q -n $(JOBS) --dist loadgroup --durations=30 python/tests
+	$(VENV)/bin/pytest -q -n $(JOBS) --dist loadfile --durations=30 python/tests
 
 lint:
 	$(VENV)/bin/ruff check python

@@ -17,24 +17,6 @@ from cryptobench.plan import CaseSpec
 from cryptobench.runner import Outcome
 from cryptobench.store import Store
 
-# `make test-python` runs the test files on every core (pytest-xdist, --dist loadgroup): each file
-# is a group of its own, its tests in order on one worker, except the files named here, which
-# share a group because they must not run beside each other (DEVELOPERS.md, "The budget").
-SHARED_GROUPS = {
-    # the storage scenario drops the page cache whose contents test_pagecache.py reads
-    "test_pagecache.py": "page-cache",
-    "test_scenario_storage.py": "page-cache",
-    # every leaks run pins its runner to the last CPU: two at once would share it
-    **{f"test_leaks{part}.py": "leaks" for part in ("", "_budget", "_mac", "_report", "_taint")},
-}
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items):
-    for item in items:
-        name = item.path.name
-        item.add_marker(pytest.mark.xdist_group(SHARED_GROUPS.get(name, name)))
-
 
 @pytest.fixture(autouse=True)
 def private_data_dirs(tmp_path, monkeypatch):
