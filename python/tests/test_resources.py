@@ -86,39 +86,29 @@ def test_the_next_run_cleans_up_after_a_sigkill(tmp_path):
     assert list((tmp_path / "state").glob("*.json")) == []
 
 
-@pytest.mark.skipif(not ROOT, reason="loop devices need root and losetup")
-def test_a_loop_device_of_a_killed_run_is_detached(tmp_path):
-    image = tmp_path / "img"
-    image.write_bytes(b"\0" * (1 << 20))
-    out = _killed_run(
-        tmp_path,
-        "import subprocess\n"
-        f"dev = subprocess.run(['losetup', '-f', '--show', {str(image)!r}], capture_output=True,"
-        " text=True, check=True).stdout.strip()\n"
-        f"ledger.add('loop', device=dev, backing={str(image)!r}); out['dev'] = dev",
-    )
-    listed = subprocess.run(["losetup", "-j", str(image)], capture_output=True, text=True).stdout
-    assert out["dev"] in listed
-    resources.cleanup_stale(tmp_path / "state")
-    listed = subprocess.run(["losetup", "-j", str(image)], capture_output=True, text=True).stdout
-    assert listed.strip() == ""
+ATTACH = (
+    "dev = subprocess.run(['losetup', '-f', '--show', {image!r}], capture_output=True,"
+    " text=True, check=True).stdout.strip()\n"
+)
 
 
 @pytest.mark.skipif(not ROOT, reason="loop devices need root and losetup")
-def test_a_loop_device_recorded_by_its_backing_file_alone_is_detached(tmp_path):
-    """As the storage scenario records it: the entry first, without a device (`losetup -f --show`
-    picks and attaches in one call, so the device is known only after); the next run finds the
-    device by its backing file."""
+@pytest.mark.parametrize(
+    "recorded",
+    [
+        # the device recorded once it is attached
+        ATTACH + "ledger.add('loop', device=dev, backing={image!r}); out['dev'] = dev",
+        # as the storage scenario records it: the entry first, without a device (`losetup -f
+        # --show` picks and attaches in one call, so the device is known only after); the next
+        # run finds the device by its backing file
+        "ledger.add('loop', device=None, backing={image!r})\n" + ATTACH + "out['dev'] = dev",
+    ],
+    ids=["by-device", "by-backing-file"],
+)
+def test_a_loop_device_of_a_killed_run_is_detached(tmp_path, recorded):
     image = tmp_path / "img"
     image.write_bytes(b"\0" * (1 << 20))
-    out = _killed_run(
-        tmp_path,
-        "import subprocess\n"
-        f"ledger.add('loop', device=None, backing={str(image)!r})\n"
-        f"dev = subprocess.run(['losetup', '-f', '--show', {str(image)!r}], capture_output=True,"
-        " text=True, check=True).stdout.strip()\n"
-        "out['dev'] = dev",
-    )
+    out = _killed_run(tmp_path, "import subprocess\n" + recorded.format(image=str(image)))
     listed = subprocess.run(["losetup", "-j", str(image)], capture_output=True, text=True).stdout
     assert out["dev"] in listed
     resources.cleanup_stale(tmp_path / "state")
